@@ -1,0 +1,1 @@
+"""Skill Studio's bundled resources: sample skills, icons, stylesheets, templates."""

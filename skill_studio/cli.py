@@ -1,0 +1,358 @@
+"""The ``skill-studio`` command line: headless commands over the core."""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from skill_studio import __version__
+from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
+
+
+class CliError(Exception):
+    """An error shown as one line on stderr, with an exit code."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+def _open_store(args: argparse.Namespace):
+    from skill_studio.core.paths import default_store_path
+    from skill_studio.core.samples import open_default
+    from skill_studio.core.store import Store
+
+    if args.store:
+        return Store(Path(args.store))
+    return open_default(default_store_path())
+
+
+def _emit_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write("\n")
+
+
+# --- validate -----------------------------------------------------------------
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from skill_studio.core import validate
+    from skill_studio.core.folders import discover, find_skill_md
+
+    results: list[tuple[Path, list]] = []
+    single = len(args.paths) == 1
+    for raw in args.paths:
+        path = Path(raw)
+        if not path.exists():
+            raise CliError(f"Path '{raw}' does not exist.")
+        if path.is_file() and path.name.lower() == "skill.md":
+            path = path.parent
+        if path.is_dir() and find_skill_md(path) is None:
+            folders = discover(path)
+            if not folders:
+                raise CliError(f"{raw}: no skill folders (folders holding SKILL.md) found")
+            single = False
+            results += [(f, validate.validate_dir(f, args.profile, lints=args.lints)) for f in folders]
+        else:
+            results.append((path, validate.validate_dir(path, args.profile, lints=args.lints)))
+    invalid = sum(1 for _, d in results if not validate.is_valid(d))
+    if args.json:
+        _emit_json({"profile": args.profile, "valid": len(results) - invalid, "invalid": invalid,
+                    "skills": [{"path": str(p), "valid": validate.is_valid(d),
+                                "diagnostics": [_diag_json(x) for x in d]} for p, d in results]})
+        return 1 if invalid else 0
+    for path, diags in results:
+        errs = [d for d in diags if d.severity == "error"]
+        others = [d for d in diags if d.severity != "error"]
+        if errs:
+            print(f"Validation failed for {path}:", file=sys.stderr)
+            for d in errs:
+                print(f"  - {d.message}", file=sys.stderr)
+        elif single:
+            print(f"Valid skill: {path}")
+        for d in others if (args.profile != "strict" or args.lints) else []:
+            line = f" (line {d.line})" if d.line else ""
+            print(f"  {d.severity}: {path}: {d.message}{line}", file=sys.stderr)
+    if not single:
+        print(f"{len(results)} skills: {len(results) - invalid} valid, {invalid} invalid "
+              f"({args.profile} profile)")
+    return 1 if invalid else 0
+
+
+def _diag_json(d) -> dict[str, Any]:
+    return {"code": d.code, "severity": str(getattr(d.severity, "value", d.severity)),
+            "message": d.message, "line": d.line, "hint": d.hint}
+
+
+# --- import / export ----------------------------------------------------------
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from skill_studio.core.folders import import_paths
+
+    with _open_store(args) as store:
+        report = import_paths(store, args.paths, origin=Origin(args.origin))
+    if args.json:
+        _emit_json({"summary": report.summary, "entries": [vars(e) for e in report.entries]})
+    else:
+        for e in report.entries:
+            what = f"{e.status:9} {e.name or '-'}"
+            print(f"{what}  {e.reason or e.source}")
+            for w in e.warnings:
+                print(f"          warning: {w}")
+        print(report.summary)
+    return 1 if report.count("skipped") and not (report.count("imported") or report.count("updated")
+                                                 or report.count("unchanged")) else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from skill_studio.core.folders import export_archive, export_folder
+
+    if not args.names and not args.all:
+        raise CliError("name the skills to export, or use --all")
+    written = []
+    with _open_store(args) as store:
+        names = store.names() if args.all else args.names
+        for name in names:
+            skill = _get(store, name)
+            out = export_archive(skill, args.to) if args.zip else export_folder(skill, args.to)
+            written.append({"name": name, "path": str(out)})
+    if args.json:
+        _emit_json({"exported": written})
+    else:
+        for w in written:
+            print(f"exported {w['name']} -> {w['path']}")
+    return 0
+
+
+# --- list / show / prompt -----------------------------------------------------
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from skill_studio.core.store import Filters
+
+    flt = Filters(lifecycle=args.lifecycle, origin=args.origin, tag=args.tag, text=args.search)
+    with _open_store(args) as store:
+        sort = "relevance" if args.search and args.sort == "name" else args.sort
+        skills = store.list(flt, sort=sort, limit=args.limit)
+        total = store.count(flt)
+    if args.json:
+        _emit_json({"total": total, "skills": [_summary_json(s) for s in skills]})
+        return 0
+    width = max((len(s.name) for s in skills), default=4)
+    for s in skills:
+        desc = " ".join(s.description.split())
+        desc = desc if len(desc) <= 70 else desc[:69] + "…"
+        print(f"{s.stars}  {s.lifecycle.value:10}  {s.name:{width}}  {desc}")
+    shown = f"{len(skills)} of {total}" if len(skills) < total else str(total)
+    print(f"{shown} skill{'s' if total != 1 else ''}")
+    return 0
+
+
+def _summary_json(s: Skill) -> dict[str, Any]:
+    return {"name": s.name, "description": s.description, "origin": s.origin.value,
+            "lifecycle": s.lifecycle.value, "trust_tier": int(s.trust_tier), "stars": s.stars,
+            "version": s.version, "tags": s.tags, "success_rate": s.success_rate,
+            "utility_score": s.utility_score, "freshness": s.freshness,
+            "last_used_at": s.last_used_at, "updated_at": s.updated_at}
+
+
+def _get(store, name: str) -> Skill:
+    from skill_studio.core.store import NotFound
+
+    try:
+        return store.get(name)
+    except NotFound:
+        raise CliError(f'no skill named "{name}" in {store.path}', 1) from None
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        s = _get(store, args.name)
+        versions = store.versions(s.name)
+        dependents = store.dependents(s.name)
+    if args.json:
+        data = _summary_json(s)
+        data.update({k: getattr(s, k) for k in (
+            "content", "steps", "trigger_pattern", "depends_on", "conflicts_with", "parent_skill_id",
+            "license", "compatibility", "allowed_tools", "metadata", "extra", "created_at", "use_count",
+            "success_count", "failure_count", "pinned", "lifecycle_reason", "source_path")})
+        data["files"] = [{"path": f.path, "mode": oct(f.mode), "size": len(f.data)} for f in s.files]
+        data["dependents"] = dependents
+        data["versions"] = [vars(v) for v in versions]
+        _emit_json(data)
+        return 0
+    tier = TrustTier(s.trust_tier)
+    rows = [
+        ("name", s.name), ("description", s.description),
+        ("lifecycle", s.lifecycle.value + (f" ({s.lifecycle_reason})" if s.lifecycle_reason else "")),
+        ("trust", f"{tier.stars} {tier.label}"), ("origin", s.origin.value),
+        ("version", str(s.version)), ("tags", " ".join(s.tags) or "-"),
+        ("depends on", ", ".join(s.depends_on) or "-"), ("needed by", ", ".join(dependents) or "-"),
+        ("conflicts with", ", ".join(s.conflicts_with) or "-"), ("parent", s.parent_skill_id or "-"),
+        ("trigger", s.trigger_pattern or "-"),
+        ("scores", f"success {s.success_rate:.2f}  utility {s.utility_score:.2f}  "
+                   f"freshness {s.freshness:.2f}  uses {s.use_count}"),
+        ("last used", s.last_used_at or "never"), ("updated", s.updated_at or "-"),
+        ("steps", str(len(s.steps))), ("pinned", "yes" if s.pinned else "no"),
+    ]
+    for label, value in rows:
+        print(f"{label:>14}: {value}")
+    print(f"{'files':>14}: SKILL.md ({len(s.skill_md.encode()):,} bytes)")
+    for f in s.files:
+        print(f"{'':>16}{f.path} ({len(f.data):,} bytes{', executable' if f.executable else ''})")
+    print(f"{'history':>14}: " + ", ".join(f"v{v.version} {v.created_at} {v.note}" for v in versions[:5]))
+    return 0
+
+
+def available_skills_block(entries: Sequence[tuple[str, str, str]]) -> str:
+    """The ``<available_skills>`` block for (name, description, SKILL.md location) entries."""
+    if not entries:
+        return "<available_skills>\n</available_skills>"
+    lines = ["<available_skills>"]
+    for name, description, location in entries:
+        lines += ["<skill>", "<name>", html.escape(name), "</name>", "<description>",
+                  html.escape(description), "</description>", "<location>", location,
+                  "</location>", "</skill>"]
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    from skill_studio.core import skillmd
+    from skill_studio.core.folders import find_skill_md
+
+    entries: list[tuple[str, str, str]] = []
+    store = None
+    try:
+        for arg in args.names:
+            path = Path(arg)
+            if path.exists():
+                folder = path.parent if path.is_file() else path
+                md = find_skill_md(folder.resolve())
+                if md is None:
+                    raise CliError(f"{arg}: SKILL.md not found")
+                doc = skillmd.parse_document(md.read_bytes(), str(md))
+                skill = skillmd.to_skill(doc, folder.name)
+                entries.append((skill.name, skill.description, str(md)))
+                continue
+            store = store or _open_store(args)
+            s = _get(store, arg)
+            entries.append((s.name, s.description, _location(s)))
+        if not args.names:
+            store = _open_store(args)
+            for s in store.list():
+                if s.lifecycle in (Lifecycle.VERIFIED, Lifecycle.RELEASED, Lifecycle.DEGRADED):
+                    entries.append((s.name, s.description, _location(s)))
+    finally:
+        if store is not None:
+            store.close()
+    sys.stdout.write(available_skills_block(entries))
+    sys.stdout.write("\n")
+    return 0
+
+
+def _location(s: Skill) -> str:
+    if s.source_path and "!" not in s.source_path and Path(s.source_path).is_file():
+        return str(Path(s.source_path).resolve())
+    raise CliError(f'"{s.name}" has no SKILL.md on disk; export it first '
+                   f"(skill-studio export {s.name} --to DIR) and name that folder", 1)
+
+
+def cmd_overview(args: argparse.Namespace) -> int:
+    """No command: open (and on first run create and seed) the store and show the library."""
+    with _open_store(args) as store:
+        stats = store.stats()
+        path = store.path
+    print(f"Skill store: {path}")
+    print(f"{stats['total']} skills, {stats['active']} active, {stats['candidates']} awaiting review")
+    args.lifecycle = args.origin = args.tag = args.search = None
+    args.sort, args.limit, args.json = "name", None, False
+    cmd_list(args)
+    print("\nCommands: validate, import, export, list, show, prompt (skill-studio --help)")
+    return 0
+
+
+# --- parser -------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="skill-studio", description="Build, review and maintain agent skills.")
+    p.add_argument("--version", action="version", version=f"skill-studio {__version__}")
+    p.add_argument("--store", metavar="PATH", help="the store file (default: the user's store)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, help_: str, func, json_flag: bool = True) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.set_defaults(func=func)
+        if json_flag:
+            sp.add_argument("--json", action="store_true", help="machine-readable output")
+        return sp
+
+    v = add("validate", "check skill folders, SKILL.md files or trees of skills", cmd_validate)
+    v.add_argument("paths", nargs="+", metavar="PATH")
+    v.add_argument("--profile", choices=("strict", "lenient", "claude-upload"), default="strict")
+    v.add_argument("--lints", action="store_true", help="also show the studio lints with strict")
+
+    i = add("import", "import skill folders, trees of them, and .skill/.zip archives", cmd_import)
+    i.add_argument("paths", nargs="+", metavar="PATH")
+    i.add_argument("--origin", choices=[o.value for o in Origin], default="human")
+
+    e = add("export", "write skills as folders (or zip archives)", cmd_export)
+    e.add_argument("names", nargs="*", metavar="NAME")
+    e.add_argument("--all", action="store_true", help="every skill in the store")
+    e.add_argument("--to", required=True, metavar="DIR")
+    e.add_argument("--zip", action="store_true", help="one <name>.zip per skill")
+
+    ls = add("list", "list skills with their trust stars and lifecycle", cmd_list)
+    ls.add_argument("--lifecycle", choices=[s.value for s in Lifecycle])
+    ls.add_argument("--origin", choices=[o.value for o in Origin])
+    ls.add_argument("--tag")
+    ls.add_argument("--search", metavar="TEXT")
+    ls.add_argument("--sort", default="name",
+                    choices=["name", "lifecycle", "trust", "origin", "success", "utility", "freshness",
+                             "last_used", "updated", "created", "relevance"])
+    ls.add_argument("--limit", type=int)
+
+    s = add("show", "show one skill: fields, scores, files, history", cmd_show)
+    s.add_argument("name")
+
+    pr = add("prompt", "print the <available_skills> block for skills (names or folders)",
+             cmd_prompt, json_flag=False)
+    pr.add_argument("names", nargs="*", metavar="NAME|PATH")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    func = getattr(args, "func", cmd_overview)
+    try:
+        return func(args)
+    except CliError as e:
+        print(f"skill-studio: {e}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("skill-studio: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (OSError, ValueError, sqlite3.Error, RuntimeError) as e:
+        # StoreError, SkillParseError, FolderError and ArchiveError are ValueErrors or
+        # StoreErrors with a message that names the file; never show a traceback.
+        print(f"skill-studio: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
+        from skill_studio.core.store import StoreError
+
+        if isinstance(e, StoreError):
+            print(f"skill-studio: {e}", file=sys.stderr)
+            return 1
+        print(f"skill-studio: unexpected error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

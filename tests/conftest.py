@@ -1,0 +1,49 @@
+"""Shared test setup: no display needed, and no test touches the user's own store."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+# Qt must find a platform before it is first imported; offscreen needs no display.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REAL_WORLD = FIXTURES / "real_world"
+SAMPLES = Path(__file__).parent.parent / "resources" / "samples"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("studio-home")
+    monkeypatch.setenv("SKILL_STUDIO_HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "xdg"))
+    return home
+
+
+@pytest.fixture
+def store(tmp_path):
+    from skill_studio.core.store import Store
+
+    with Store(tmp_path / "store.db", actor="tester") as s:
+        yield s
+
+
+@pytest.fixture
+def real_world(tmp_path):
+    """A copy of the real-world fixtures, with the .git folder git itself cannot hold."""
+    dest = tmp_path / "real_world"
+    shutil.copytree(REAL_WORLD, dest, symlinks=True)
+    git_skill = dest / "hidden-folders" / "collection" / ".git" / "x"
+    git_skill.mkdir(parents=True, exist_ok=True)
+    (git_skill / "SKILL.md").write_text("---\nname: x\ndescription: Never found. Use when never.\n---\n")
+    return dest
+
+
+def skill_folders(root: Path) -> list[Path]:
+    """Every folder under root holding SKILL.md or skill.md (no discovery rules applied)."""
+    out = set()
+    for name in ("SKILL.md", "skill.md"):
+        out.update(p.parent for p in root.rglob(name))
+    return sorted(out)
