@@ -52,10 +52,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             raise CliError(f"Path '{raw}' does not exist.")
         if path.is_file() and path.name.lower() == "skill.md":
             path = path.parent
-        if path.is_dir() and find_skill_md(path) is None:
-            folders = discover(path)
-            if not folders:
-                raise CliError(f"{raw}: no skill folders (folders holding SKILL.md) found")
+        folders = discover(path) if path.is_dir() and find_skill_md(path) is None else []
+        if folders:  # a tree of skills
             single = False
             results += [(f, validate.validate_dir(f, args.profile, lints=args.lints)) for f in folders]
         else:
@@ -77,15 +75,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"Valid skill: {path}")
         for d in others if (args.profile != "strict" or args.lints) else []:
             line = f" (line {d.line})" if d.line else ""
-            print(f"  {d.severity}: {path}: {d.message}{line}", file=sys.stderr)
+            print(f"  {_severity(d)}: {d.message}{line}", file=sys.stderr)
     if not single:
         print(f"{len(results)} skills: {len(results) - invalid} valid, {invalid} invalid "
               f"({args.profile} profile)")
     return 1 if invalid else 0
 
 
+def _severity(d) -> str:
+    return str(getattr(d.severity, "value", d.severity))
+
+
 def _diag_json(d) -> dict[str, Any]:
-    return {"code": d.code, "severity": str(getattr(d.severity, "value", d.severity)),
+    return {"code": d.code, "severity": _severity(d),
             "message": d.message, "line": d.line, "hint": d.hint}
 
 

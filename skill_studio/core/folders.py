@@ -163,6 +163,8 @@ def build_skill(data: bytes, folder_name: str, files: list[SkillFile], *, origin
     skill.origin = Origin(origin)
     skill.lifecycle, skill.trust_tier = ENTRY_DEFAULTS[skill.origin]
     skill.files, skill.source_path = files, source
+    if Path(source).name == "skill.md":
+        skill.md_filename = "skill.md"
     return skill
 
 
@@ -342,7 +344,7 @@ def _diagnose(data: bytes, folder_name: str, files: list[SkillFile]) -> tuple[li
 
 def skill_files_with_md(skill: Skill) -> list[SkillFile]:
     """The files of a skill, SKILL.md included, as they are written out."""
-    return [SkillFile("SKILL.md", skill.skill_md.encode("utf-8"), 0o644), *skill.files]
+    return [SkillFile(skill.md_filename or "SKILL.md", skill.skill_md.encode("utf-8"), 0o644), *skill.files]
 
 
 def export_folder(skill: Skill, dest_dir: str | os.PathLike) -> Path:
@@ -385,6 +387,7 @@ def export_archive(skill: Skill, dest_dir: str | os.PathLike, suffix: str = ".zi
     from skill_studio.core.archive import write_skill_archive
 
     folder = _folder_name(skill)
+    Path(dest_dir).mkdir(parents=True, exist_ok=True)
     return write_skill_archive(Path(dest_dir) / f"{folder}{suffix}", folder, skill_files_with_md(skill))
 
 

@@ -106,6 +106,7 @@ class Skill:
     metadata: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     folder_name: str | None = None
+    md_filename: str = "SKILL.md"  # kept as found: a few skills use skill.md
     source_path: str | None = None
     content_hash: str | None = None
     skill_md: str = ""

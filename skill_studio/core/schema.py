@@ -41,6 +41,7 @@ CREATE TABLE procedural_memory (
     metadata        TEXT NOT NULL DEFAULT '{}',
     extra           TEXT NOT NULL DEFAULT '{}',
     folder_name     TEXT,
+    md_filename     TEXT NOT NULL DEFAULT 'SKILL.md',
     source_path     TEXT,
     content_hash    TEXT NOT NULL,
     head            TEXT NOT NULL          -- SKILL.md text before the body: skill_md = head || content
