@@ -9,8 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from skill_studio.core import scores, skillmd
-from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
-from skill_studio.core.schema import SCHEMA_VERSION
+from skill_studio.core.model import Lifecycle, Origin, SkillFile, TrustTier
+from skill_studio.core.store.schema import SCHEMA_VERSION
 from skill_studio.core.store import (AlreadyExists, DependentsExist, Filters, NotFound, Store,
                                      VersionConflict, fts_query)
 

@@ -46,8 +46,9 @@ CREATE TABLE procedural_memory (
     content_hash    TEXT NOT NULL,
     head            TEXT NOT NULL          -- SKILL.md text before the body: skill_md = head || content
 );
-CREATE INDEX pm_lifecycle_name ON procedural_memory (lifecycle, name);
-CREATE INDEX pm_origin_name ON procedural_memory (origin, name);
+CREATE INDEX pm_lifecycle_name ON procedural_memory (lifecycle, name COLLATE NOCASE);
+CREATE INDEX pm_origin_name ON procedural_memory (origin, name COLLATE NOCASE);
+CREATE INDEX pm_name_nocase ON procedural_memory (name COLLATE NOCASE);
 CREATE INDEX pm_updated ON procedural_memory (updated_at);
 CREATE INDEX pm_utility ON procedural_memory (utility_score);
 CREATE INDEX pm_trust ON procedural_memory (trust_tier);

@@ -1,0 +1,76 @@
+"""The store's SQLite connection: pragmas, migrations, transactions and the audit row."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from skill_studio.core import scores
+from skill_studio.core.store.errors import StoreError
+from skill_studio.core.store.schema import migrate
+
+
+class Connection:
+    """One SQLite file, shared safely between threads; other processes may use it at once (WAL)."""
+
+    def __init__(self, path: str | os.PathLike, *, actor: str | None = None, busy_timeout_ms: int = 10_000):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.actor = actor or os.environ.get("USER") or "studio"
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(self.path, timeout=busy_timeout_ms / 1000,
+                                         isolation_level=None, check_same_thread=False)
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            migrate(self._conn)
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: cannot open the skill store: {e}") from None
+        self._conn.row_factory = sqlite3.Row
+
+    # --- plumbing -----------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; everything in it is undone if anything fails."""
+        with self._lock:
+            if self._conn.in_transaction:  # nested: part of the outer transaction
+                yield self._conn
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def _query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, tuple(params)).fetchall()
+
+    # --- reading ------------------------------------------------------------
+
+    def _audit(self, name: str, action: str, from_value: str | None, to_value: str | None,
+               reason: str, author: str | None, stamp: str | None) -> None:
+        self._conn.execute(
+            "INSERT INTO audit_log (at, actor, skill, action, from_value, to_value, reason) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (stamp or scores.format_time(scores.utcnow()), author or self.actor, name, action,
+             from_value, to_value, reason or ""))

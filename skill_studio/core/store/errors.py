@@ -1,0 +1,31 @@
+"""What the store refuses to do, as exceptions whose message says why."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done; the message says why."""
+
+
+class NotFound(StoreError):
+    pass
+
+
+class AlreadyExists(StoreError):
+    pass
+
+
+class VersionConflict(StoreError):
+    """The skill changed since the caller read it."""
+
+    def __init__(self, name: str, expected: int, current: int):
+        super().__init__(f'"{name}" was changed elsewhere: you edited version {expected}, '
+                         f"the store now has version {current}; reload it and apply your change again")
+        self.name, self.expected, self.current = name, expected, current
+
+
+class DependentsExist(StoreError):
+    def __init__(self, name: str, dependents: list[str]):
+        super().__init__(f'Cannot delete "{name}": {len(dependents)} other skill(s) depend on it: '
+                         + ", ".join(dependents))
+        self.name, self.dependents = name, dependents

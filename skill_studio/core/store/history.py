@@ -1,0 +1,108 @@
+"""Versions, the audit log, settings and drafts."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from skill_studio.core import scores
+from skill_studio.core.model import Skill, SkillFile
+from skill_studio.core.store.connection import Connection
+from skill_studio.core.store.errors import NotFound
+from skill_studio.core.store.rows import AuditEntry, VersionInfo, _json
+
+
+class History(Connection):
+    """Every saved version of every skill, who changed what, settings and unsaved drafts."""
+
+    # --- history ------------------------------------------------------------
+
+    def versions(self, name: str) -> list[VersionInfo]:
+        """Every saved version of a skill, newest first (also after it was deleted)."""
+        return [VersionInfo(r["version"], r["author"], r["note"], r["created_at"], r["content_hash"])
+                for r in self._query("SELECT * FROM skill_versions WHERE skill = ? ORDER BY version DESC",
+                                     (name,))]
+
+    def version_text(self, name: str, version: int) -> tuple[str, list[SkillFile]]:
+        """SKILL.md text and files of one version. Raises NotFound."""
+        rows = self._query("SELECT skill_md FROM skill_versions WHERE skill = ? AND version = ?",
+                           (name, version))
+        if not rows:
+            raise NotFound(f'"{name}" has no version {version}')
+        text = rows[0][0]
+        if text is None:  # the live version
+            live = self._query("SELECT head || content FROM procedural_memory WHERE name = ?", (name,))
+            text = live[0][0]
+        files = [SkillFile(r[0], bytes(r[2]), r[1]) for r in self._query(
+            "SELECT v.path, v.mode, b.data FROM version_files v JOIN blobs b ON b.hash = v.blob "
+            "WHERE v.skill = ? AND v.version = ? ORDER BY v.path", (name, version))]
+        return text, files
+
+    def audit_log(self, name: str | None = None, limit: int = 500) -> list[AuditEntry]:
+        """Audit entries, newest first, for one skill or the whole store."""
+        sql = "SELECT * FROM audit_log"
+        params: tuple[Any, ...] = ()
+        if name is not None:
+            sql += " WHERE skill = ?"
+            params = (name,)
+        rows = self._query(sql + f" ORDER BY id DESC LIMIT {int(limit)}", params)
+        return [AuditEntry(r["id"], r["at"], r["actor"], r["skill"], r["action"], r["from_value"],
+                           r["to_value"], r["reason"]) for r in rows]
+
+    def audit(self, name: str, action: str, from_value: str | None, to_value: str | None,
+              reason: str = "", author: str | None = None) -> None:
+        """Append an audit entry in its own transaction (or the caller's)."""
+        with self.transaction():
+            self._audit(name, action, from_value, to_value, reason, author, None)
+
+    # --- settings and drafts ------------------------------------------------
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        rows = self._query("SELECT value FROM settings WHERE key = ?", (key,))
+        return json.loads(rows[0][0]) if rows else default
+
+    def settings(self) -> dict[str, Any]:
+        return {r[0]: json.loads(r[1]) for r in self._query("SELECT key, value FROM settings ORDER BY key")}
+
+    def set_setting(self, key: str, value: Any) -> None:
+        with self.transaction():
+            self._conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) "
+                               "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, _json(value)))
+
+    def save_draft(self, key: str, skill_md: str, base_version: int | None) -> None:
+        with self.transaction():
+            self._conn.execute(
+                "INSERT INTO drafts (skill, skill_md, base_version, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (skill) DO UPDATE SET skill_md = excluded.skill_md, "
+                "base_version = excluded.base_version, updated_at = excluded.updated_at",
+                (key, skill_md, base_version, scores.format_time(scores.utcnow())))
+
+    def draft(self, key: str) -> tuple[str, int | None, str] | None:
+        """(SKILL.md text, base version, saved at) of a draft, or None."""
+        rows = self._query("SELECT skill_md, base_version, updated_at FROM drafts WHERE skill = ?", (key,))
+        return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
+
+    def drafts(self) -> list[str]:
+        return [r[0] for r in self._query("SELECT skill FROM drafts ORDER BY updated_at DESC")]
+
+    def discard_draft(self, key: str) -> None:
+        with self.transaction():
+            self._conn.execute("DELETE FROM drafts WHERE skill = ?", (key,))
+
+    def _write_version(self, s: Skill, author: str, note: str, stamp: str) -> None:
+        self._conn.execute(
+            "INSERT INTO skill_versions (skill, version, skill_md, content_hash, author, note, created_at) "
+            "VALUES (?, ?, NULL, ?, ?, ?, ?)", (s.name, s.version, s.content_hash, author, note, stamp))
+        if s.files:
+            self._copy_files_to_version(s.name, s.version)
+
+    def _copy_files_to_version(self, name: str, version: int) -> None:
+        self._conn.execute(
+            "INSERT INTO version_files (skill, version, path, mode, size, blob) "
+            "SELECT skill, ?, path, mode, size, blob FROM skill_files WHERE skill = ?", (version, name))
+
+    def _freeze_version(self, name: str, version: int) -> None:
+        """Copy the live text into its version row before the live row changes."""
+        self._conn.execute(
+            "UPDATE skill_versions SET skill_md = (SELECT head || content FROM procedural_memory "
+            "WHERE name = ?) WHERE skill = ? AND version = ?", (name, name, version))

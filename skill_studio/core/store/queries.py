@@ -1,0 +1,140 @@
+"""Reading the store: one skill, lists with filters and sorting, counts and stats."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
+from skill_studio.core.store.connection import Connection
+from skill_studio.core.store.errors import NotFound
+from skill_studio.core.store.rows import (_ROW_COLUMNS, _SUMMARY_SKIP, SORT_COLUMNS, Filters, fts_query,
+                                          skill_from_row)
+
+
+class Queries(Connection):
+    """The read side of the store."""
+
+    def __contains__(self, name: str) -> bool:
+        return bool(self._query("SELECT 1 FROM procedural_memory WHERE name = ?", (name,)))
+
+    def __len__(self) -> int:
+        return self._query("SELECT count(*) FROM procedural_memory")[0][0]
+
+    def get(self, name: str, *, with_files: bool = True) -> Skill:
+        """The whole skill, its SKILL.md text and (by default) its files. Raises NotFound."""
+        rows = self._query(f"SELECT {', '.join(_ROW_COLUMNS)} FROM procedural_memory WHERE name = ?",
+                           (name,))
+        if not rows:
+            raise NotFound(f'no skill named "{name}" in {self.path}')
+        skill = skill_from_row(rows[0])
+        if with_files:
+            skill.files = self.files(name)
+        return skill
+
+    def files(self, name: str) -> list[SkillFile]:
+        rows = self._query("SELECT f.path, f.mode, b.data FROM skill_files f JOIN blobs b ON b.hash = f.blob "
+                           "WHERE f.skill = ? ORDER BY f.path", (name,))
+        return [SkillFile(r["path"], bytes(r["data"]), r["mode"]) for r in rows]
+
+    def file_list(self, name: str) -> list[tuple[str, int, int]]:
+        """(path, mode, size) of each file beside SKILL.md, without reading the bytes."""
+        return [(r[0], r[1], r[2]) for r in self._query(
+            "SELECT path, mode, size FROM skill_files WHERE skill = ? ORDER BY path", (name,))]
+
+    def _where(self, flt: Filters) -> tuple[str, list[Any], str]:
+        clauses, params, join = [], [], ""
+        if flt.lifecycle:
+            clauses.append("p.lifecycle = ?")
+            params.append(Lifecycle(flt.lifecycle).value)
+        if flt.origin:
+            clauses.append("p.origin = ?")
+            params.append(Origin(flt.origin).value)
+        if flt.tag:
+            clauses.append("p.name IN (SELECT skill FROM skill_tags WHERE tag = ?)")
+            params.append(flt.tag)
+        query = fts_query(flt.text) if flt.text else None
+        if flt.text and query is None:
+            clauses.append("0")
+        if query:
+            join = "JOIN skills_fts ON skills_fts.rowid = p.rowid AND skills_fts MATCH ?"
+            params.insert(0, query)
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", params, join
+
+    def list(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False,
+             limit: int | None = None, offset: int = 0, summary: bool = True) -> list[Skill]:
+        """Skills matching the filters, sorted; ``sort='relevance'`` ranks a text search by bm25.
+
+        With ``summary`` the body and SKILL.md text are left empty (cheap for cards).
+        """
+        flt = flt or Filters()
+        where, params, join = self._where(flt)
+        cols = [c for c in _ROW_COLUMNS if not (summary and c in _SUMMARY_SKIP)]
+        if sort == "relevance" and join:
+            order = "bm25(skills_fts, 10.0, 5.0, 1.0, 3.0, 3.0)"
+        else:
+            order = SORT_COLUMNS.get(sort, SORT_COLUMNS["name"])
+        direction = "DESC" if descending else "ASC"
+        sql = (f"SELECT {', '.join('p.' + c for c in cols)} FROM procedural_memory p {join}{where} "
+               f"ORDER BY {order} {direction}, p.name {direction}")
+        if limit is not None:
+            sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        return [skill_from_row(r) for r in self._query(sql, params)]
+
+    def names(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False) -> list[str]:
+        """Just the names of the matching skills, in order (what a list model holds)."""
+        flt = flt or Filters()
+        where, params, join = self._where(flt)
+        order = "bm25(skills_fts)" if (sort == "relevance" and join) else SORT_COLUMNS.get(sort, SORT_COLUMNS["name"])
+        direction = "DESC" if descending else "ASC"
+        rows = self._query(f"SELECT p.name FROM procedural_memory p {join}{where} "
+                           f"ORDER BY {order} {direction}, p.name {direction}", params)
+        return [r[0] for r in rows]
+
+    def count(self, flt: Filters | None = None) -> int:
+        where, params, join = self._where(flt or Filters())
+        return self._query(f"SELECT count(*) FROM procedural_memory p {join}{where}", params)[0][0]
+
+    def counts(self, flt: Filters | None = None) -> dict[str, dict[str, int]]:
+        """Counts per lifecycle and per origin (every state present, zero included)."""
+        flt = flt or Filters()
+        out: dict[str, dict[str, int]] = {"lifecycle": {s.value: 0 for s in Lifecycle},
+                                          "origin": {o.value: 0 for o in Origin}}
+        for column in ("lifecycle", "origin"):
+            where, params, join = self._where(replace(flt, **{column: None}))
+            for value, n in self._query(f"SELECT p.{column}, count(*) FROM procedural_memory p "
+                                        f"{join}{where} GROUP BY p.{column}", params):
+                out[column][value] = n
+        return out
+
+    def stats(self, flt: Filters | None = None) -> dict[str, Any]:
+        """Total, by origin, active (exposed states), candidates, deprecated and score averages."""
+        flt = flt or Filters()
+        where, params, join = self._where(flt)
+        row = self._query(
+            "SELECT count(*), "
+            "sum(p.lifecycle IN ('verified', 'released', 'degraded')), "
+            "sum(p.lifecycle = 'candidate'), sum(p.lifecycle = 'deprecated'), "
+            "avg(p.success_rate), avg(p.utility_score), avg(p.freshness) "
+            f"FROM procedural_memory p {join}{where}", params)[0]
+        counts = self.counts(flt)
+        return {"total": row[0], "active": row[1] or 0, "candidates": row[2] or 0,
+                "deprecated": row[3] or 0, "by_origin": counts["origin"],
+                "by_lifecycle": counts["lifecycle"],
+                "avg_success_rate": row[4], "avg_utility": row[5], "avg_freshness": row[6]}
+
+    def hashes(self) -> dict[str, tuple[int, str]]:
+        """Every skill's (version, content hash): what an import compares against."""
+        return {r[0]: (r[1], r[2]) for r in self._query(
+            "SELECT name, version, content_hash FROM procedural_memory")}
+
+    def tags(self) -> list[tuple[str, int]]:
+        """Every tag in use with the number of skills carrying it, most used first."""
+        return [(r[0], r[1]) for r in self._query(
+            "SELECT tag, count(*) FROM skill_tags GROUP BY tag ORDER BY count(*) DESC, tag")]
+
+    def dependents(self, name: str) -> list[str]:
+        """Skills (any lifecycle) whose depends_on names this skill."""
+        return [r[0] for r in self._query(
+            "SELECT p.name FROM procedural_memory p, json_each(p.depends_on) j "
+            "WHERE j.value = ? AND p.name != ? ORDER BY p.name", (name, name))]

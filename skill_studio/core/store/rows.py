@@ -1,0 +1,133 @@
+"""How skills map to rows: filters, sort keys, JSON columns, hashes and search queries."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, fields
+from typing import Any, Iterable
+
+from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
+from skill_studio.core.store.errors import StoreError
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a list, a count or a stats query is restricted to."""
+
+    lifecycle: str | None = None
+    origin: str | None = None
+    tag: str | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    version: int
+    author: str
+    note: str
+    created_at: str
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    at: str
+    actor: str
+    skill: str
+    action: str
+    from_value: str | None
+    to_value: str | None
+    reason: str
+
+
+SORT_COLUMNS = {
+    "name": "p.name COLLATE NOCASE",
+    "lifecycle": "CASE p.lifecycle WHEN 'released' THEN 0 WHEN 'verified' THEN 1 WHEN 'candidate' "
+                 "THEN 2 WHEN 'degraded' THEN 3 WHEN 'deprecated' THEN 4 ELSE 5 END",
+    "trust": "p.trust_tier",
+    "origin": "p.origin",
+    "success": "p.success_rate",
+    "utility": "p.utility_score",
+    "freshness": "p.freshness",
+    "last_used": "p.last_used_at",
+    "updated": "p.updated_at",
+    "created": "p.created_at",
+    "version": "p.version",
+}
+
+_JSON_COLUMNS = {"steps", "depends_on", "conflicts_with", "tags", "metadata", "extra"}
+_SUMMARY_SKIP = {"content", "head"}
+_SKILL_COLUMNS = [f.name for f in fields(Skill) if f.name not in ("skill_md", "files")]
+_ROW_COLUMNS = _SKILL_COLUMNS + ["head"]
+_INSERT_ROW = (f"INSERT INTO procedural_memory ({', '.join(_ROW_COLUMNS)}) "
+               f"VALUES ({', '.join('?' * len(_ROW_COLUMNS))})")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+
+
+def _blob_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def content_hash(skill_md: str, files: Iterable[SkillFile]) -> str:
+    """A hash of SKILL.md and every file beside it (path, mode, bytes)."""
+    h = hashlib.sha256(skill_md.encode("utf-8"))
+    for f in sorted(files, key=lambda f: f.path):
+        h.update(b"\0" + f.path.encode() + b"\0" + str(f.mode & 0o777).encode() + b"\0")
+        h.update(_blob_hash(f.data).encode())
+    return h.hexdigest()
+
+
+def fts_query(text: str) -> str | None:
+    """A safe FTS5 query for what a user typed: every word must appear, the last as a prefix."""
+    words = [w for w in "".join(c if c.isalnum() else " " for c in text).split() if w]
+    if not words:
+        return None
+    terms = [f'"{w}"' for w in words]
+    if text and text[-1].isalnum():
+        terms[-1] += "*"
+    return " AND ".join(terms)
+
+
+def row_values(s: Skill) -> tuple[Any, ...]:
+    """The procedural_memory row of a skill, in _ROW_COLUMNS order."""
+    head = s.skill_md[: len(s.skill_md) - len(s.content)] if s.content else s.skill_md
+    if head + s.content != s.skill_md:
+        raise StoreError(f'"{s.name}": the body is not the end of its SKILL.md text')
+    values = []
+    for c in _SKILL_COLUMNS:
+        v = getattr(s, c)
+        if c in _JSON_COLUMNS:
+            v = _json(v) if v else ("{}" if c in ("metadata", "extra") else "[]")
+        elif c in ("origin", "lifecycle"):
+            v = v.value if isinstance(v, (Origin, Lifecycle)) else (Origin(v).value if c == "origin"
+                                                                    else Lifecycle(v).value)
+        elif c in ("trust_tier", "pinned"):
+            v = int(v)
+        values.append(v)
+    values.append(head)
+    return tuple(values)
+
+
+def skill_from_row(row: sqlite3.Row) -> Skill:
+    keys = row.keys()
+    values: dict[str, Any] = {}
+    for k in keys:
+        v = row[k]
+        if k in _JSON_COLUMNS:
+            v = json.loads(v)
+        values[k] = v
+    head = values.pop("head", None)
+    values["origin"] = Origin(values["origin"])
+    values["lifecycle"] = Lifecycle(values["lifecycle"])
+    values["trust_tier"] = TrustTier(values["trust_tier"])
+    values["pinned"] = bool(values["pinned"])
+    skill = Skill(**values)
+    if head is not None:
+        skill.skill_md = head + skill.content
+    return skill

@@ -1,0 +1,200 @@
+"""The skill store: adding, changing, scoring and deleting skills, each in one transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, Iterable
+
+from skill_studio.core import scores
+from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
+from skill_studio.core.store.errors import AlreadyExists, DependentsExist, StoreError, VersionConflict
+from skill_studio.core.store.history import History
+from skill_studio.core.store.queries import Queries
+from skill_studio.core.store.rows import _INSERT_ROW, _ROW_COLUMNS, _blob_hash, _json, content_hash, row_values
+
+
+class Store(Queries, History):
+    """A skill store in one SQLite file. Safe to share between threads; every write
+    is one transaction, and other processes may use the same file at once (WAL)."""
+
+    # --- writing ------------------------------------------------------------
+
+    def add(self, skill: Skill, *, author: str | None = None, note: str = "added",
+            now: datetime | None = None) -> Skill:
+        """Store a new skill as version 1 and return it as stored.
+
+        Missing lifecycle/trust defaults come from its origin. Raises AlreadyExists.
+        """
+        with self.transaction():
+            return self._insert(skill, author=author, note=note, now=now)
+
+    def add_many(self, skills: Iterable[Skill], *, author: str | None = None, note: str = "imported",
+                 now: datetime | None = None) -> int:
+        """Store many new skills in one transaction (all or none); returns how many.
+
+        Raises AlreadyExists (and writes nothing) if any name is taken.
+        """
+        stamp = scores.format_time(now or scores.utcnow())
+        author = author or self.actor
+        batch = list(skills)
+        with self.transaction():
+            history = dict(self._conn.execute(
+                "SELECT skill, max(version) FROM skill_versions WHERE skill IN "
+                "(SELECT value FROM json_each(?)) GROUP BY skill", (_json([s.name for s in batch]),)))
+            rows, versions, tags = [], [], []
+            for skill in batch:
+                # A name used before keeps counting from its old history.
+                skill.version = history.get(skill.name, 0) + 1
+                skill.created_at = skill.created_at or stamp
+                skill.updated_at = stamp
+                skill.content_hash = skill.content_hash or content_hash(skill.skill_md, skill.files)
+                rows.append(row_values(skill))
+                versions.append((skill.name, skill.version, skill.content_hash, author, note, stamp))
+                tags += [(skill.name, t) for t in skill.tags]
+            try:
+                self._conn.executemany(_INSERT_ROW, rows)
+            except sqlite3.IntegrityError:
+                taken = [s.name for s in batch if s.name in self]
+                if taken:
+                    raise AlreadyExists(f'a skill named "{taken[0]}" already exists') from None
+                raise
+            self._conn.executemany("INSERT OR IGNORE INTO skill_tags (skill, tag) VALUES (?, ?)", tags)
+            self._conn.executemany(
+                "INSERT INTO skill_versions (skill, version, skill_md, content_hash, author, note, created_at) "
+                "VALUES (?, ?, NULL, ?, ?, ?, ?)", versions)
+            for skill in batch:
+                if skill.files:
+                    self._write_files(skill.name, skill.files)
+                    self._copy_files_to_version(skill.name, skill.version)
+        return len(batch)
+
+    def _insert(self, skill: Skill, *, author: str | None, note: str, now: datetime | None) -> Skill:
+        s = replace(skill, files=list(skill.files), content_hash=None)
+        self.add_many([s], author=author, note=note, now=now)
+        return self.get(s.name)
+
+    def update(self, name: str, skill: Skill, expected_version: int, *, author: str | None = None,
+               note: str = "") -> Skill:
+        """Save a changed skill (SKILL.md text, fields, files) as a new version.
+
+        ``expected_version`` is the version the caller read: if the store has
+        another, VersionConflict is raised and nothing is written. Renaming is
+        allowed (``skill.name != name``). Review state (lifecycle, trust,
+        scores) is kept from the store. Returns the stored skill.
+        """
+        with self.transaction():
+            current = self.get(name, with_files=False)
+            if current.version != expected_version:
+                raise VersionConflict(name, expected_version, current.version)
+            if skill.name != name and skill.name in self:
+                raise AlreadyExists(f'cannot rename "{name}": a skill named "{skill.name}" exists')
+            h = content_hash(skill.skill_md, skill.files)
+            if h == current.content_hash and skill.name == name:
+                return self.get(name)
+            stamp = scores.format_time(scores.utcnow())
+            keep = {f: getattr(current, f) for f in (
+                "origin", "lifecycle", "trust_tier", "success_rate", "utility_score", "freshness",
+                "last_used_at", "created_at", "use_count", "success_count", "failure_count",
+                "success_decayed", "failure_decayed", "lifecycle_reason", "pinned")}
+            s = replace(skill, **keep, version=current.version + 1, updated_at=stamp, content_hash=h)
+            self._freeze_version(name, current.version)
+            if skill.name != name:
+                self._conn.execute("UPDATE procedural_memory SET name = ? WHERE name = ?", (s.name, name))
+                self._conn.execute("UPDATE skill_versions SET skill = ? WHERE skill = ?", (s.name, name))
+                self._audit(s.name, "rename", name, s.name, note, author, stamp)
+            self._write_row(s)
+            self._conn.execute("DELETE FROM skill_files WHERE skill = ?", (s.name,))
+            self._write_files(s.name, s.files)
+            self._write_version(s, author or self.actor, note or "edited", stamp)
+            return self.get(s.name)
+
+    def set_state(self, name: str, *, author: str | None = None, reason: str = "",
+                  action: str = "state", **changes: Any) -> Skill:
+        """Change review state columns (lifecycle, trust_tier, pinned, lifecycle_reason, scores)
+        in one audited transaction, without a new SKILL.md version. Returns the skill."""
+        allowed = {"lifecycle", "trust_tier", "pinned", "lifecycle_reason", "success_rate",
+                   "utility_score", "freshness", "last_used_at", "use_count", "success_count",
+                   "failure_count", "success_decayed", "failure_decayed"}
+        bad = set(changes) - allowed
+        if bad:
+            raise StoreError(f"not review state: {', '.join(sorted(bad))}")
+        with self.transaction():
+            current = self.get(name, with_files=False)
+            stamp = scores.format_time(scores.utcnow())
+            values = {k: (v.value if isinstance(v, (Lifecycle, Origin)) else
+                          int(v) if isinstance(v, (bool, TrustTier)) else v) for k, v in changes.items()}
+            sets = ", ".join(f"{k} = ?" for k in values)
+            self._conn.execute(f"UPDATE procedural_memory SET {sets} WHERE name = ?",
+                               (*values.values(), name))
+            for k, v in values.items():
+                before = getattr(current, k)
+                before = before.value if isinstance(before, (Lifecycle, Origin)) else before
+                if str(before) != str(v) and k in ("lifecycle", "trust_tier", "pinned"):
+                    self._audit(name, f"{action}:{k}" if action == "state" else action,
+                                str(int(before) if isinstance(before, bool) else before), str(v),
+                                reason, author, stamp)
+            return self.get(name, with_files=False)
+
+    def record_use(self, name: str, success: bool, *, now: datetime | None = None) -> Skill:
+        """Record one use and its outcome; recompute success rate, utility and freshness (SPEC §4)."""
+        now = now or scores.utcnow()
+        with self.transaction():
+            s = self.get(name, with_files=False)
+            o = scores.Outcomes(s.success_decayed, s.failure_decayed, s.use_count).record(
+                success, self.setting("scores.decay", scores.DECAY))
+            stamp = scores.format_time(now)
+            self._conn.execute(
+                "UPDATE procedural_memory SET success_decayed = ?, failure_decayed = ?, use_count = ?, "
+                "success_count = success_count + ?, failure_count = failure_count + ?, "
+                "success_rate = ?, utility_score = ?, freshness = 1.0, last_used_at = ? WHERE name = ?",
+                (o.s, o.f, o.n, int(success), int(not success), scores.success_rate(o),
+                 scores.utility(o), stamp, name))
+            return self.get(name, with_files=False)
+
+    def refresh_freshness(self, now: datetime | None = None) -> int:
+        """Recompute every skill's freshness for ``now``; returns how many rows changed."""
+        now = now or scores.utcnow()
+        half_life = self.setting("scores.half_life_days", scores.HALF_LIFE_DAYS)
+        rows = self._query("SELECT name, last_used_at, created_at, freshness FROM procedural_memory")
+        changed = [(f, r[0]) for r in rows
+                   if abs((f := scores.freshness(r[1], r[2], now, half_life)) - r[3]) > 1e-9]
+        with self.transaction():
+            self._conn.executemany("UPDATE procedural_memory SET freshness = ? WHERE name = ?", changed)
+        return len(changed)
+
+    def delete(self, name: str, *, author: str | None = None, reason: str = "") -> None:
+        """Delete a skill; its history stays. Refused (DependentsExist) while any other skill,
+        archived included, depends on it. Raises NotFound."""
+        with self.transaction():
+            current = self.get(name, with_files=False)
+            dependents = self.dependents(name)
+            if dependents:
+                raise DependentsExist(name, dependents)
+            self._freeze_version(name, current.version)
+            self._conn.execute("DELETE FROM procedural_memory WHERE name = ?", (name,))
+            self._conn.execute("DELETE FROM drafts WHERE skill = ?", (name,))
+            self._audit(name, "delete", current.lifecycle.value, None, reason, author, None)
+
+    def _write_row(self, s: Skill) -> None:
+        """Rewrite an existing skill's row and tags."""
+        values = dict(zip(_ROW_COLUMNS, row_values(s)))
+        values.pop("name")
+        sets = ", ".join(f"{c} = ?" for c in values)
+        self._conn.execute(f"UPDATE procedural_memory SET {sets} WHERE name = ?", (*values.values(), s.name))
+        self._conn.execute("DELETE FROM skill_tags WHERE skill = ?", (s.name,))
+        self._conn.executemany("INSERT OR IGNORE INTO skill_tags (skill, tag) VALUES (?, ?)",
+                               [(s.name, t) for t in s.tags])
+
+    def _store_blob(self, data: bytes) -> str:
+        h = _blob_hash(data)
+        self._conn.execute("INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)", (h, data))
+        return h
+
+    def _write_files(self, name: str, files: list[SkillFile]) -> None:
+        if not files:
+            return
+        self._conn.executemany(
+            "INSERT INTO skill_files (skill, path, mode, size, blob) VALUES (?, ?, ?, ?, ?)",
+            [(name, f.path, f.mode & 0o777, len(f.data), self._store_blob(f.data)) for f in files])
