@@ -10,10 +10,10 @@ import pytest
 from skill_studio.core.render import (
     DEFAULT_STYLESHEET,
     RenderResult,
-    _sanitize_html,
     render_markdown,
     stylesheet,
 )
+from skill_studio.core.sanitize import sanitize_html
 
 FORBIDDEN_TAGS = {
     "script", "style", "iframe", "frame", "object", "embed", "form", "input", "link", "meta",
@@ -462,7 +462,7 @@ RAW_HOSTILE = [
 
 @pytest.mark.parametrize("fragment", RAW_HOSTILE, ids=[f"raw{i:02d}" for i in range(len(RAW_HOSTILE))])
 def test_sanitizer_allow_list(fragment):
-    out, links, images = _sanitize_html(fragment)
+    out, links, images = sanitize_html(fragment)
     assert_safe(out)
     assert images == []
     for link in links:
@@ -470,7 +470,7 @@ def test_sanitizer_allow_list(fragment):
 
 
 def test_sanitizer_keeps_text_of_dropped_elements_but_not_script_content():
-    out, _, _ = _sanitize_html("<p>a<font color=red>b</font><script>evil()</script><style>x</style>c</p>")
+    out, _, _ = sanitize_html("<p>a<font color=red>b</font><script>evil()</script><style>x</style>c</p>")
     assert visible_text(out) == "abc"
     assert out == "<p>abc</p>"
 
@@ -481,7 +481,7 @@ def test_sanitizer_keeps_safe_markup_and_converts_background_colour():
         '<span style="color: #008000; font-weight: bold">def</span></pre></div>'
         '<h2 id="x">T</h2><a href="https://example.com" title="t">w</a>'
     )
-    out, links, _ = _sanitize_html(fragment)
+    out, links, _ = sanitize_html(fragment)
     assert 'style="background-color: #f8f8f8"' in out
     assert 'style="color: #008000; font-weight: bold"' in out
     assert "line-height" not in out
@@ -490,18 +490,25 @@ def test_sanitizer_keeps_safe_markup_and_converts_background_colour():
 
 
 def test_sanitizer_re_escapes_attribute_values():
-    out, _, _ = _sanitize_html('<a href="a.md" title="&quot;&gt;&lt;script&gt;">x</a>')
+    out, _, _ = sanitize_html('<a href="a.md" title="&quot;&gt;&lt;script&gt;">x</a>')
     assert 'title="&quot;&gt;&lt;script&gt;"' in out
     assert_safe(out)
 
 
 def test_sanitizer_closes_open_elements():
-    out, _, _ = _sanitize_html("<blockquote><p>text")
+    out, _, _ = sanitize_html("<blockquote><p>text")
     assert out == "<blockquote><p>text</p></blockquote>"
 
 
 def test_sanitizer_limits_nesting_depth():
-    out, _, _ = _sanitize_html("<div>" * 500 + "deep" + "</div>" * 500)
+    out, _, _ = sanitize_html("<div>" * 500 + "deep" + "</div>" * 500)
     assert out.count("<div>") < 500
     assert out.count("<div>") == out.count("</div>")
     assert "deep" in out
+
+
+def test_sanitizer_shows_markup_the_html_parser_gives_up_on_as_text():
+    from skill_studio.core.sanitize import sanitize_html
+
+    out, links, images = sanitize_html("<![a <script>alert(1)</script>")
+    assert "<script" not in out and "&lt;script&gt;" in out
