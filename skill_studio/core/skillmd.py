@@ -167,12 +167,16 @@ def _yaml_error(e: yaml.YAMLError, text: str, path: str | None, first_line: int)
         line = first_line + mark.line
         column = mark.column + 1
         if "mapping values are not allowed" in problem:
-            hint, line = _colon_hint(text, mark.line, first_line)
+            hint, line = colon_hint(text, mark.line, first_line)
     return SkillParseError(message, path, line, column, hint)
 
 
-def _colon_hint(text: str, bad_line: int, first_line: int) -> tuple[str | None, int]:
-    """The common real mistake: an unquoted value holding ': '. Offer the quoted form."""
+def colon_hint(text: str, bad_line: int, first_line: int) -> tuple[str | None, int]:
+    """The common real mistake: an unquoted value holding ': '. Offer the quoted form.
+
+    ``bad_line`` is 0-based in ``text``, whose first line is SKILL.md line ``first_line``.
+    Returns the hint (None when the line is not that mistake) and the SKILL.md line.
+    """
     lines = text.splitlines()
     if 0 <= bad_line < len(lines):
         m = re.match(r"^(\s*)([A-Za-z0-9_-]+):[ \t]+(.*\S)\s*$", lines[bad_line])

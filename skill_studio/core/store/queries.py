@@ -8,7 +8,7 @@ from typing import Any
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
 from skill_studio.core.store.connection import Connection
 from skill_studio.core.store.errors import NotFound
-from skill_studio.core.store.rows import (_ROW_COLUMNS, _SUMMARY_SKIP, SORT_COLUMNS, Filters, fts_query,
+from skill_studio.core.store.rows import (_ROW_COLUMNS, CARD_COLUMNS, SORT_COLUMNS, Filters, fts_query,
                                           skill_from_row)
 
 
@@ -16,10 +16,10 @@ class Queries(Connection):
     """The read side of the store."""
 
     def __contains__(self, name: str) -> bool:
-        return bool(self._query("SELECT 1 FROM procedural_memory WHERE name = ?", (name,)))
+        return bool(self._query("SELECT 1 FROM skill_cards WHERE name = ?", (name,)))
 
     def __len__(self) -> int:
-        return self._query("SELECT count(*) FROM procedural_memory")[0][0]
+        return self._query("SELECT count(*) FROM skill_cards")[0][0]
 
     def get(self, name: str, *, with_files: bool = True) -> Skill:
         """The whole skill, its SKILL.md text and (by default) its files. Raises NotFound."""
@@ -43,67 +43,73 @@ class Queries(Connection):
             "SELECT path, mode, size FROM skill_files WHERE skill = ? ORDER BY path", (name,))]
 
     def _where(self, flt: Filters) -> tuple[str, list[Any], str]:
+        """WHERE clause, parameters and FTS join over ``skill_cards c`` for the filters."""
         clauses, params, join = [], [], ""
         if flt.lifecycle:
-            clauses.append("p.lifecycle = ?")
+            clauses.append("c.lifecycle = ?")
             params.append(Lifecycle(flt.lifecycle).value)
         if flt.origin:
-            clauses.append("p.origin = ?")
+            clauses.append("c.origin = ?")
             params.append(Origin(flt.origin).value)
         if flt.tag:
-            clauses.append("p.name IN (SELECT skill FROM skill_tags WHERE tag = ?)")
+            clauses.append("c.name IN (SELECT skill FROM skill_tags WHERE tag = ?)")
             params.append(flt.tag)
         query = fts_query(flt.text) if flt.text else None
         if flt.text and query is None:
             clauses.append("0")
         if query:
-            join = "JOIN skills_fts ON skills_fts.rowid = p.rowid AND skills_fts MATCH ?"
+            join = "JOIN skills_fts ON skills_fts.rowid = c.rowid AND skills_fts MATCH ?"
             params.insert(0, query)
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params, join
+
+    def _order(self, sort: str, join: str, descending: bool) -> str:
+        direction = "DESC" if descending else "ASC"
+        if sort == "relevance" and join:  # bm25: lower rank is better
+            return f"skills_fts.rank {'DESC' if descending else 'ASC'}, c.name"
+        return f"{SORT_COLUMNS.get(sort, SORT_COLUMNS['name'])} {direction}, c.name {direction}"
 
     def list(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False,
              limit: int | None = None, offset: int = 0, summary: bool = True) -> list[Skill]:
         """Skills matching the filters, sorted; ``sort='relevance'`` ranks a text search by bm25.
 
-        With ``summary`` the body and SKILL.md text are left empty (cheap for cards).
+        With ``summary`` only the card fields are filled in (the body, SKILL.md
+        text, metadata and files are left empty): cheap for pages of cards.
         """
         flt = flt or Filters()
         where, params, join = self._where(flt)
-        cols = [c for c in _ROW_COLUMNS if not (summary and c in _SUMMARY_SKIP)]
-        if sort == "relevance" and join:
-            order = "bm25(skills_fts, 10.0, 5.0, 1.0, 3.0, 3.0)"
+        if summary:
+            select, source = ", ".join(f"c.{col}" for col in CARD_COLUMNS), "skill_cards c"
         else:
-            order = SORT_COLUMNS.get(sort, SORT_COLUMNS["name"])
-        direction = "DESC" if descending else "ASC"
-        sql = (f"SELECT {', '.join('p.' + c for c in cols)} FROM procedural_memory p {join}{where} "
-               f"ORDER BY {order} {direction}, p.name {direction}")
+            select = ", ".join(f"p.{col}" for col in _ROW_COLUMNS)
+            source = "skill_cards c JOIN procedural_memory p ON p.rowid = c.rowid"
+        sql = f"SELECT {select} FROM {source} {join}{where} ORDER BY {self._order(sort, join, descending)}"
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
         return [skill_from_row(r) for r in self._query(sql, params)]
 
     def names(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False) -> list[str]:
         """Just the names of the matching skills, in order (what a list model holds)."""
-        flt = flt or Filters()
-        where, params, join = self._where(flt)
-        order = "bm25(skills_fts)" if (sort == "relevance" and join) else SORT_COLUMNS.get(sort, SORT_COLUMNS["name"])
-        direction = "DESC" if descending else "ASC"
-        rows = self._query(f"SELECT p.name FROM procedural_memory p {join}{where} "
-                           f"ORDER BY {order} {direction}, p.name {direction}", params)
-        return [r[0] for r in rows]
+        where, params, join = self._where(flt or Filters())
+        return [r[0] for r in self._query(
+            f"SELECT c.name FROM skill_cards c {join}{where} ORDER BY {self._order(sort, join, descending)}",
+            params)]
 
     def count(self, flt: Filters | None = None) -> int:
         where, params, join = self._where(flt or Filters())
-        return self._query(f"SELECT count(*) FROM procedural_memory p {join}{where}", params)[0][0]
+        return self._query(f"SELECT count(*) FROM skill_cards c {join}{where}", params)[0][0]
 
     def counts(self, flt: Filters | None = None) -> dict[str, dict[str, int]]:
-        """Counts per lifecycle and per origin (every state present, zero included)."""
+        """Counts per lifecycle and per origin (every state present, zero included).
+
+        Each count ignores its own filter, so a tab shows how many it would show.
+        """
         flt = flt or Filters()
         out: dict[str, dict[str, int]] = {"lifecycle": {s.value: 0 for s in Lifecycle},
                                           "origin": {o.value: 0 for o in Origin}}
         for column in ("lifecycle", "origin"):
             where, params, join = self._where(replace(flt, **{column: None}))
-            for value, n in self._query(f"SELECT p.{column}, count(*) FROM procedural_memory p "
-                                        f"{join}{where} GROUP BY p.{column}", params):
+            for value, n in self._query(f"SELECT c.{column}, count(*) FROM skill_cards c "
+                                        f"{join}{where} GROUP BY c.{column}", params):
                 out[column][value] = n
         return out
 
@@ -113,10 +119,10 @@ class Queries(Connection):
         where, params, join = self._where(flt)
         row = self._query(
             "SELECT count(*), "
-            "sum(p.lifecycle IN ('verified', 'released', 'degraded')), "
-            "sum(p.lifecycle = 'candidate'), sum(p.lifecycle = 'deprecated'), "
-            "avg(p.success_rate), avg(p.utility_score), avg(p.freshness) "
-            f"FROM procedural_memory p {join}{where}", params)[0]
+            "sum(c.lifecycle IN ('verified', 'released', 'degraded')), "
+            "sum(c.lifecycle = 'candidate'), sum(c.lifecycle = 'deprecated'), "
+            "avg(c.success_rate), avg(c.utility_score), avg(c.freshness) "
+            f"FROM skill_cards c {join}{where}", params)[0]
         counts = self.counts(flt)
         return {"total": row[0], "active": row[1] or 0, "candidates": row[2] or 0,
                 "deprecated": row[3] or 0, "by_origin": counts["origin"],
@@ -126,7 +132,7 @@ class Queries(Connection):
     def hashes(self) -> dict[str, tuple[int, str]]:
         """Every skill's (version, content hash): what an import compares against."""
         return {r[0]: (r[1], r[2]) for r in self._query(
-            "SELECT name, version, content_hash FROM procedural_memory")}
+            "SELECT name, version, content_hash FROM skill_cards")}
 
     def tags(self) -> list[tuple[str, int]]:
         """Every tag in use with the number of skills carrying it, most used first."""
@@ -136,5 +142,5 @@ class Queries(Connection):
     def dependents(self, name: str) -> list[str]:
         """Skills (any lifecycle) whose depends_on names this skill."""
         return [r[0] for r in self._query(
-            "SELECT p.name FROM procedural_memory p, json_each(p.depends_on) j "
-            "WHERE j.value = ? AND p.name != ? ORDER BY p.name", (name, name))]
+            "SELECT c.name FROM skill_cards c, json_each(c.depends_on) j "
+            "WHERE j.value = ? AND c.name != ? ORDER BY c.name", (name, name))]

@@ -44,22 +44,27 @@ class AuditEntry:
 
 
 SORT_COLUMNS = {
-    "name": "p.name COLLATE NOCASE",
-    "lifecycle": "CASE p.lifecycle WHEN 'released' THEN 0 WHEN 'verified' THEN 1 WHEN 'candidate' "
+    "name": "c.name COLLATE NOCASE",
+    "lifecycle": "CASE c.lifecycle WHEN 'released' THEN 0 WHEN 'verified' THEN 1 WHEN 'candidate' "
                  "THEN 2 WHEN 'degraded' THEN 3 WHEN 'deprecated' THEN 4 ELSE 5 END",
-    "trust": "p.trust_tier",
-    "origin": "p.origin",
-    "success": "p.success_rate",
-    "utility": "p.utility_score",
-    "freshness": "p.freshness",
-    "last_used": "p.last_used_at",
-    "updated": "p.updated_at",
-    "created": "p.created_at",
-    "version": "p.version",
+    "trust": "c.trust_tier",
+    "origin": "c.origin",
+    "success": "c.success_rate",
+    "utility": "c.utility_score",
+    "freshness": "c.freshness",
+    "last_used": "c.last_used_at",
+    "updated": "c.updated_at",
+    "created": "c.created_at",
+    "version": "c.version",
 }
 
+#: The columns of skill_cards: what a card, a list row or a count needs.
+CARD_COLUMNS = ["name", "description", "trigger_pattern", "origin", "lifecycle", "trust_tier", "version",
+                "success_rate", "utility_score", "freshness", "last_used_at", "depends_on",
+                "conflicts_with", "parent_skill_id", "tags", "created_at", "updated_at", "use_count",
+                "pinned", "lifecycle_reason", "folder_name", "content_hash"]
+
 _JSON_COLUMNS = {"steps", "depends_on", "conflicts_with", "tags", "metadata", "extra"}
-_SUMMARY_SKIP = {"content", "head"}
 _SKILL_COLUMNS = [f.name for f in fields(Skill) if f.name not in ("skill_md", "files")]
 _ROW_COLUMNS = _SKILL_COLUMNS + ["head"]
 _INSERT_ROW = (f"INSERT INTO procedural_memory ({', '.join(_ROW_COLUMNS)}) "

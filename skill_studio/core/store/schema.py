@@ -46,12 +46,68 @@ CREATE TABLE procedural_memory (
     content_hash    TEXT NOT NULL,
     head            TEXT NOT NULL          -- SKILL.md text before the body: skill_md = head || content
 );
-CREATE INDEX pm_lifecycle_name ON procedural_memory (lifecycle, name COLLATE NOCASE);
-CREATE INDEX pm_origin_name ON procedural_memory (origin, name COLLATE NOCASE);
-CREATE INDEX pm_name_nocase ON procedural_memory (name COLLATE NOCASE);
-CREATE INDEX pm_updated ON procedural_memory (updated_at);
-CREATE INDEX pm_utility ON procedural_memory (utility_score);
-CREATE INDEX pm_trust ON procedural_memory (trust_tier);
+
+-- The card of every skill: its small fields, kept in step by triggers. The body
+-- (content) is the third column of procedural_memory, so every column after it
+-- sits on overflow pages; lists, counts and sorting read this table instead.
+CREATE TABLE skill_cards (
+    name            TEXT PRIMARY KEY,
+    description     TEXT NOT NULL,
+    trigger_pattern TEXT,
+    origin          TEXT NOT NULL,
+    lifecycle       TEXT NOT NULL,
+    trust_tier      INTEGER NOT NULL,
+    version         INTEGER NOT NULL,
+    success_rate    REAL NOT NULL,
+    utility_score   REAL NOT NULL,
+    freshness       REAL NOT NULL,
+    last_used_at    TEXT,
+    depends_on      JSON NOT NULL,
+    conflicts_with  JSON NOT NULL,
+    parent_skill_id TEXT,
+    tags            JSON NOT NULL,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    use_count       INTEGER NOT NULL,
+    pinned          INTEGER NOT NULL,
+    lifecycle_reason TEXT,
+    folder_name     TEXT,
+    content_hash    TEXT NOT NULL
+);
+CREATE INDEX cards_lifecycle_name ON skill_cards (lifecycle, name COLLATE NOCASE);
+CREATE INDEX cards_origin_name ON skill_cards (origin, name COLLATE NOCASE);
+CREATE INDEX cards_name ON skill_cards (name COLLATE NOCASE);
+CREATE INDEX cards_utility ON skill_cards (utility_score);
+CREATE INDEX cards_success ON skill_cards (success_rate);
+CREATE INDEX cards_freshness ON skill_cards (freshness);
+CREATE INDEX cards_updated ON skill_cards (updated_at);
+CREATE INDEX cards_last_used ON skill_cards (last_used_at);
+CREATE TRIGGER pm_cards_insert AFTER INSERT ON procedural_memory BEGIN
+    INSERT INTO skill_cards (rowid, name, description, trigger_pattern, origin, lifecycle, trust_tier,
+        version, success_rate, utility_score, freshness, last_used_at, depends_on, conflicts_with,
+        parent_skill_id, tags, created_at, updated_at, use_count, pinned, lifecycle_reason,
+        folder_name, content_hash)
+    VALUES (new.rowid, new.name, new.description, new.trigger_pattern, new.origin, new.lifecycle,
+        new.trust_tier, new.version, new.success_rate, new.utility_score, new.freshness,
+        new.last_used_at, new.depends_on, new.conflicts_with, new.parent_skill_id, new.tags,
+        new.created_at, new.updated_at, new.use_count, new.pinned, new.lifecycle_reason,
+        new.folder_name, new.content_hash);
+END;
+CREATE TRIGGER pm_cards_update AFTER UPDATE ON procedural_memory BEGIN
+    UPDATE skill_cards SET name = new.name, description = new.description,
+        trigger_pattern = new.trigger_pattern, origin = new.origin, lifecycle = new.lifecycle,
+        trust_tier = new.trust_tier, version = new.version, success_rate = new.success_rate,
+        utility_score = new.utility_score, freshness = new.freshness,
+        last_used_at = new.last_used_at, depends_on = new.depends_on,
+        conflicts_with = new.conflicts_with, parent_skill_id = new.parent_skill_id,
+        tags = new.tags, created_at = new.created_at, updated_at = new.updated_at,
+        use_count = new.use_count, pinned = new.pinned, lifecycle_reason = new.lifecycle_reason,
+        folder_name = new.folder_name, content_hash = new.content_hash
+    WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER pm_cards_delete AFTER DELETE ON procedural_memory BEGIN
+    DELETE FROM skill_cards WHERE rowid = old.rowid;
+END;
 
 CREATE TABLE skill_tags (
     skill TEXT NOT NULL REFERENCES procedural_memory (name) ON DELETE CASCADE ON UPDATE CASCADE,
@@ -129,6 +185,8 @@ CREATE VIRTUAL TABLE skills_fts USING fts5 (
     content = 'procedural_memory', content_rowid = 'rowid',
     tokenize = 'unicode61 remove_diacritics 2'
 );
+-- Name and description weigh most in the ranking, then tags and trigger pattern, then the body.
+INSERT INTO skills_fts (skills_fts, rank) VALUES ('rank', 'bm25(10.0, 5.0, 1.0, 3.0, 3.0)');
 CREATE TRIGGER pm_fts_insert AFTER INSERT ON procedural_memory BEGIN
     INSERT INTO skills_fts (rowid, name, description, content, tags, trigger_pattern)
     VALUES (new.rowid, new.name, new.description, new.content, new.tags, new.trigger_pattern);

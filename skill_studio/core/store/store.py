@@ -157,7 +157,7 @@ class Store(Queries, History):
         """Recompute every skill's freshness for ``now``; returns how many rows changed."""
         now = now or scores.utcnow()
         half_life = self.setting("scores.half_life_days", scores.HALF_LIFE_DAYS)
-        rows = self._query("SELECT name, last_used_at, created_at, freshness FROM procedural_memory")
+        rows = self._query("SELECT name, last_used_at, created_at, freshness FROM skill_cards")
         changed = [(f, r[0]) for r in rows
                    if abs((f := scores.freshness(r[1], r[2], now, half_life)) - r[3]) > 1e-9]
         with self.transaction():
