@@ -225,6 +225,7 @@ def available_skills_block(entries: Sequence[tuple[str, str, str]]) -> str:
 
 def cmd_prompt(args: argparse.Namespace) -> int:
     from skill_studio.core import skillmd
+    from skill_studio.core.fields import to_skill
     from skill_studio.core.folders import find_skill_md
 
     entries: list[tuple[str, str, str]] = []
@@ -238,7 +239,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
                 if md is None:
                     raise CliError(f"{arg}: SKILL.md not found")
                 doc = skillmd.parse_document(md.read_bytes(), str(md))
-                skill = skillmd.to_skill(doc, folder.name)
+                skill = to_skill(doc, folder.name)
                 entries.append((skill.name, skill.description, str(md)))
                 continue
             store = store or _open_store(args)

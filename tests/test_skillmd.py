@@ -10,7 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skill_studio.core import skillmd
-from skill_studio.core.skillmd import SkillParseError, parse_document, set_field, to_skill
+from skill_studio.core.fields import steps_from_body, to_skill
+from skill_studio.core.frontmatter import compose, set_field
+from skill_studio.core.skillmd import SkillParseError, parse_document
 
 from conftest import REAL_WORLD, skill_folders
 
@@ -158,7 +160,7 @@ def test_studio_fields_read_from_either_place():
 
 def test_steps_come_from_the_numbered_list_under_a_steps_heading():
     body = "# T\n\nIntro.\n\n## Steps\n\n1. First\n2. Second\n   more\n\n```\n3. not a step\n```\n## Next\n4. no\n"
-    assert skillmd.steps_from_body(body) == [{"n": 1, "action": "First"}, {"n": 2, "action": "Second"}]
+    assert steps_from_body(body) == [{"n": 1, "action": "First"}, {"n": 2, "action": "Second"}]
 
 
 # --- generated skills -----------------------------------------------------------
@@ -188,7 +190,7 @@ def skills(draw):
 @given(skills())
 def test_generated_skill_serializes_and_parses_back(skill):
     fields, body = skill
-    text = skillmd.compose(fields, body)
+    text = compose(fields, body)
     doc = parse_document(text)
     assert doc.data == fields
     assert doc.body == body
@@ -199,7 +201,7 @@ def test_generated_skill_serializes_and_parses_back(skill):
 @given(skills(), st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
 def test_unchanged_text_gives_back_the_same_bytes(skill, newline, bom, final_newline):
     fields, body = skill
-    text = skillmd.compose(fields, body.replace("\r", ""))
+    text = compose(fields, body.replace("\r", ""))
     if not final_newline:
         text = text.rstrip("\n")
     text = ("\ufeff" if bom else "") + text.replace("\n", newline)
@@ -215,7 +217,7 @@ def test_unchanged_text_gives_back_the_same_bytes(skill, newline, bom, final_new
 @given(skills(), st.sampled_from(["description", "license", "compatibility"]), _text)
 def test_setting_a_field_changes_only_that_field(skill, key, value):
     fields, body = skill
-    doc = parse_document(skillmd.compose(fields, body))
+    doc = parse_document(compose(fields, body))
     new = parse_document(set_field(doc, key, value))
     expected = dict(fields)
     expected[key] = value
@@ -227,7 +229,7 @@ def test_setting_a_field_changes_only_that_field(skill, key, value):
 @given(skills(), st.sampled_from(["tags", "depends-on", "parent"]), _line_text)
 def test_setting_a_metadata_field_keeps_everything_else(skill, key, value):
     fields, body = skill
-    doc = parse_document(skillmd.compose(fields, body))
+    doc = parse_document(compose(fields, body))
     new = parse_document(set_field(doc, key, value, under="metadata"))
     expected = dict(fields)
     expected["metadata"] = {**fields.get("metadata", {}), key: value}

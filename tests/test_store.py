@@ -9,6 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from skill_studio.core import scores, skillmd
+from skill_studio.core.fields import to_skill
+from skill_studio.core.frontmatter import compose
 from skill_studio.core.model import Lifecycle, Origin, SkillFile, TrustTier
 from skill_studio.core.store.schema import SCHEMA_VERSION
 from skill_studio.core.store import (AlreadyExists, DependentsExist, Filters, NotFound, Store,
@@ -24,11 +26,11 @@ def make(name, description="Does a thing. Use when needed.", body="# Title\n\nBo
     fields = {"name": name, "description": description}
     if meta:
         fields["metadata"] = meta
-    doc = skillmd.parse_document(skillmd.compose(fields, body))
+    doc = skillmd.parse_document(compose(fields, body))
     from skill_studio.core.model import ENTRY_DEFAULTS
 
     lifecycle, tier = ENTRY_DEFAULTS[origin]
-    return skillmd.to_skill(doc, name, origin=origin, lifecycle=lifecycle, trust_tier=tier,
+    return to_skill(doc, name, origin=origin, lifecycle=lifecycle, trust_tier=tier,
                             files=list(files))
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from skill_studio.core import skillmd
+from skill_studio.core.fields import to_skill
+from skill_studio.core.frontmatter import set_field
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin, Skill, SkillFile
 from skill_studio.core.skillmd import SkillParseError
 from skill_studio.core.store import Store, content_hash
@@ -153,7 +155,7 @@ def build_skill(data: bytes, folder_name: str, files: list[SkillFile], *, origin
     unreadable frontmatter, or a missing or empty description.
     """
     doc = skillmd.parse_document(data, source)
-    skill = skillmd.to_skill(doc, folder_name)
+    skill = to_skill(doc, folder_name)
     if not skill.description:
         line = _key_line(doc, "description")
         raise SkillParseError("description is missing or empty; a skill needs one to be loaded",
@@ -320,7 +322,7 @@ def _dedupe_name(skill: Skill, seen: dict[str, str], source: str, entry: ImportE
         n += 1
     new_name = f"{skill.name}-{n}"
     doc = skillmd.parse_document(skill.skill_md, source)
-    text = skillmd.set_field(doc, "name", new_name)
+    text = set_field(doc, "name", new_name)
     entry.warnings.append(f'name "{skill.name}" is already taken in this import by '
                           f'{seen[skill.name]}; imported as "{new_name}"')
     content = skillmd.split(text, source).body

@@ -186,7 +186,7 @@ def check_lenient(raw: bytes | str, folder_name: str | None,
     if "metadata" in data:
         meta = data["metadata"]
         if not isinstance(meta, dict) or any(not isinstance(v, str) for v in meta.values()):
-            out.append(warn("L018", f"metadata should be a map of strings; the strict "
+            out.append(warn("L018", "metadata should be a map of strings; the strict "
                                     "reader turns its values into text", lines.get("metadata")))
 
     unknown = [k for k in data if k not in ALLOWED_FIELDS]

@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterable
 from urllib.parse import unquote
 
 from .diagnostics import Diagnostic, Parsed, count_lines, info, warn
-from .skillmd import field_location, studio_fields
+from .fields import field_location, studio_fields
 
 __all__ = ["MAX_BODY_LINES", "lint_body", "lint_data"]
 

@@ -7,7 +7,8 @@ import unicodedata
 from typing import Any
 
 from .diagnostics import Diagnostic, Parsed, err
-from .skillmd import MAX_SKILL_MD_BYTES, STANDARD_KEYS, SkillParseError, colon_hint, decode
+from .fields import STANDARD_KEYS
+from .skillmd import MAX_SKILL_MD_BYTES, SkillParseError, colon_hint, decode
 from .strict_yaml import DialectError, Where, load_strict
 
 __all__ = [

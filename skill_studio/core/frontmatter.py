@@ -1,0 +1,173 @@
+"""Writing frontmatter: YAML values that read back exactly, and one-field edits in place."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from skill_studio.core.skillmd import (_LINE, SkillDocument, SkillParseError, _Loader,
+                                       quote_scalar_double)
+
+_PLAIN_OK = re.compile(r"[A-Za-z0-9_./()][A-Za-z0-9 _./,()'+*&%$@!?=~-]*")
+
+
+def _reads_as(candidate: str, value: Any) -> bool:
+    try:
+        return yaml.load(f"k: {candidate}\n", Loader=_Loader) == {"k": value}
+    except yaml.YAMLError:
+        return False
+
+
+def format_scalar(value: str, indent: str = "") -> str:
+    """The text of a YAML value for a string: plain when that reads back exactly,
+    a literal block for multi-line text, else double-quoted."""
+    if "\n" not in value and _PLAIN_OK.fullmatch(value) and not value.endswith(" ") \
+            and _reads_as(value, value):
+        return value
+    if "\n" in value and "\r" not in value and value.strip() and not value[0].isspace():
+        body = value.rstrip("\n")
+        trailing = len(value) - len(body)
+        chomp = "-" if trailing == 0 else ("" if trailing == 1 else "+")
+        block_lines = value.split("\n") if chomp == "+" else body.split("\n")
+        if chomp == "+":
+            block_lines = block_lines[:-1]
+        pad = indent + "  "
+        candidate = f"|{chomp}\n" + "\n".join((pad + ln) if ln else "" for ln in block_lines)
+        if all(not ln or ln == ln.rstrip() for ln in block_lines) and _reads_as(candidate, value):
+            return candidate
+    return quote_scalar_double(value)
+
+
+def format_value(value: Any, indent: str = "") -> str:
+    """YAML text for a value of a frontmatter field (strings, lists of strings, maps)."""
+    if isinstance(value, str):
+        return format_scalar(value, indent)
+    if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        return "".join(f"\n{indent}  - {format_value(v, indent + '    ')}" for v in value)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        return "".join("\n" + _entry(k, v, indent + "  ") for k, v in value.items())
+    return quote_scalar_double(str(value))
+
+
+def _entry(key: str, value: Any, indent: str = "") -> str:
+    """``key: value`` (no trailing line break); block values start on the next line."""
+    text = format_value(value, indent)
+    sep = ":" if text.startswith("\n") else ": "
+    return f"{indent}{_format_key(key)}{sep}{text}"
+
+
+def _format_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key) and _reads_as(key, key) \
+        else quote_scalar_double(key)
+
+
+def dump_frontmatter(fields: dict[str, Any]) -> str:
+    """Frontmatter text (without fences) for a mapping, in the given key order."""
+    return "".join(_entry(k, v) + "\n" for k, v in fields.items())
+
+
+def compose(fields: dict[str, Any], body: str) -> str:
+    """A whole SKILL.md from frontmatter fields and a body."""
+    return "---\n" + dump_frontmatter(fields) + "---\n" + body
+
+
+# --- editing one field in place ---------------------------------------------
+
+@dataclass(frozen=True)
+class _Span:
+    start: int  # offset in the frontmatter text of the key's line start
+    end: int    # offset just past the value's last line (line break included)
+
+
+def _line_offsets(text: str) -> list[int]:
+    offsets = [0]
+    for m in _LINE.finditer(text):
+        if m.start() == m.end():
+            break
+        offsets.append(m.end())
+    return offsets
+
+
+def _field_spans(text: str, mapping: yaml.MappingNode) -> dict[str, tuple[_Span, yaml.Node, yaml.Node]]:
+    offsets = _line_offsets(text)
+    spans: dict[str, tuple[_Span, yaml.Node, yaml.Node]] = {}
+    pairs = mapping.value
+    for i, (knode, vnode) in enumerate(pairs):
+        start = offsets[knode.start_mark.line]
+        end_mark = vnode.end_mark
+        # A value ends at its end mark; take the rest of that line too, unless
+        # the mark sits at a line start (block values end on the next line).
+        end_line = end_mark.line if end_mark.column > 0 else end_mark.line - 1
+        end_line = max(end_line, knode.start_mark.line)
+        if i + 1 < len(pairs):
+            end_line = min(end_line, pairs[i + 1][0].start_mark.line - 1)
+        end = offsets[min(end_line + 1, len(offsets) - 1)]
+        spans[str(knode.value)] = (_Span(start, end), knode, vnode)
+    return spans
+
+
+def _compose(text: str) -> yaml.Node | None:
+    return yaml.compose(text, Loader=_Loader)
+
+
+def set_field(doc: SkillDocument, key: str, value: Any, *, under: str | None = None) -> str:
+    """The SKILL.md text with one frontmatter field set, everything else unchanged.
+
+    ``under="metadata"`` sets a key of the ``metadata`` map (created if absent).
+    ``value=None`` removes the field. Returns the new text; ``doc`` is untouched.
+    """
+    fm = doc.frontmatter_text
+    nl = doc.newline
+    root = _compose(fm)
+    if root is None:
+        root = yaml.MappingNode("tag:yaml.org,2002:map", [])
+    if not isinstance(root, yaml.MappingNode):
+        raise SkillParseError("SKILL.md frontmatter must be a YAML mapping", doc.path, doc.frontmatter_line)
+    if fm and not fm.endswith(("\n", "\r")):
+        fm += nl
+    spans = _field_spans(fm, root)
+    if under is None:
+        new_fm = _set_in_mapping(fm, spans, key, value, "", nl, 0, len(fm))
+    else:
+        parent = spans.get(under)
+        if parent is None or not isinstance(parent[2], yaml.MappingNode) or parent[2].flow_style:
+            current = doc.data.get(under) if isinstance(doc.data.get(under), dict) else {}
+            merged = dict(current)
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+            return set_field(doc, under, merged or None)
+        span, knode, vnode = parent
+        inner = _field_spans(fm, vnode)
+        indent = " " * (vnode.value[0][0].start_mark.column if vnode.value else knode.start_mark.column + 2)
+        new_fm = _set_in_mapping(fm, inner, key, value, indent, nl, span.start, span.end)
+    return doc.prefix + doc.open_fence + new_fm + doc.close_fence + doc.body
+
+
+def _set_in_mapping(fm: str, spans: dict, key: str, value: Any, indent: str, nl: str,
+                    region_start: int, region_end: int) -> str:
+    line = ""
+    if value is not None:
+        line = _entry(key, value, indent).replace("\n", nl) + nl
+    if key in spans:
+        span = spans[key][0]
+        return fm[: span.start] + line + fm[span.end:]
+    if value is None:
+        return fm
+    # Append after the last entry of this mapping, before any trailing comments/blank lines.
+    insert_at = max((s.end for s, _, _ in spans.values()), default=region_start)
+    insert_at = max(min(insert_at, region_end), region_start)
+    if not spans and region_start == 0:
+        insert_at = len(fm)
+    return fm[:insert_at] + line + fm[insert_at:]
