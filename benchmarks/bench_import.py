@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from make_library import make  # noqa: E402
 
-from skill_studio.core.folders import discover, import_paths  # noqa: E402
+from skill_studio.core.folders import discover  # noqa: E402
+from skill_studio.core.importer import import_paths  # noqa: E402
 from skill_studio.core.store import Store  # noqa: E402
 
 

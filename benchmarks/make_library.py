@@ -10,20 +10,40 @@ tools.yaml) and about a third depend on one to three earlier skills.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 from pathlib import Path
 
-WORDS = ("agent build cache check clean commit config data deploy diff docs error export file "
-         "format graph health import index issue lint log merge model note parse patch pdf "
-         "plan query release report review schema script search shell skill source sql "
-         "table test trace upload user validate version watch workflow write yaml").split()
+COMMON = ("agent build cache check clean commit config data deploy diff docs error export file "
+          "format graph health import index issue lint log merge model note parse patch pdf "
+          "plan query release report review schema script search shell skill source sql "
+          "table test trace upload user validate version watch workflow write yaml").split()
+_SYLLABLES = "ka lo mi nu pe ra si to vu xe bri cha dro fle gru kin lan mor pix qua sten tur".split()
+
+
+def _vocabulary(size: int = 6000) -> list[str]:
+    rng = random.Random(1)
+    words = set(COMMON)
+    while len(words) < size:
+        words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words, key=lambda w: (w not in COMMON, w))
+
+
+WORDS = _vocabulary()
+# Zipf-like weights: a few words are everywhere, most are rare, as in real text.
+_WEIGHTS = [1.0 / (rank + 1) for rank in range(len(WORDS))]
+_CUM = list(itertools.accumulate(_WEIGHTS))
 VERBS = "Extracts Formats Reviews Writes Checks Cleans Builds Converts Summarises Validates".split()
 LANGS = ["python", "bash", "json", "yaml", "sql", "javascript"]
 
 
+def word(rng: random.Random) -> str:
+    return rng.choices(WORDS, cum_weights=_CUM)[0]
+
+
 def sentence(rng: random.Random, n: int) -> str:
-    words = [rng.choice(WORDS) for _ in range(n)]
+    words = rng.choices(WORDS, cum_weights=_CUM, k=n)
     return " ".join(words).capitalize() + "."
 
 
@@ -39,12 +59,12 @@ def body(rng: random.Random, name: str, lines: int) -> str:
         elif kind < 0.22:
             lang = rng.choice(LANGS)
             out += ["", f"```{lang}"]
-            out += [f"    {rng.choice(WORDS)}_{rng.choice(WORDS)}({rng.randint(0, 99)})"
+            out += [f"    {word(rng)}_{word(rng)}({rng.randint(0, 99)})"
                     for _ in range(rng.randint(3, 15))]
             out += ["```", ""]
         elif kind < 0.27:
             out += ["", "| option | meaning |", "|---|---|"]
-            out += [f"| `{rng.choice(WORDS)}` | {sentence(rng, 6)} |" for _ in range(rng.randint(2, 6))]
+            out += [f"| `{word(rng)}` | {sentence(rng, 6)} |" for _ in range(rng.randint(2, 6))]
             out.append("")
         elif kind < 0.5:
             out.append(f"- {sentence(rng, rng.randint(5, 16))}")
@@ -53,34 +73,49 @@ def body(rng: random.Random, name: str, lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
-def make(n: int, dest: Path, seed: int = 7) -> list[Path]:
+def skill_files(rng: random.Random, i: int, names: list[str]) -> tuple[str, str, dict[str, tuple[str, int]]]:
+    """(name, SKILL.md text, {relative path: (text, mode)}) of synthetic skill number i."""
+    name = f"{rng.choice(COMMON)}-{rng.choice(COMMON)}-{i:06d}"
+    recent = names[-200:]
+    deps = rng.sample(recent, k=min(len(recent), rng.randint(1, 3))) if recent and rng.random() < 0.33 else []
+    tags = " ".join(sorted(set(rng.sample(COMMON, k=rng.randint(1, 4)))))
+    meta = [f'  tags: "{tags}"']
+    if deps:
+        meta.append(f'  depends-on: "{" ".join(deps)}"')
+    text = (f"---\nname: {name}\ndescription: {rng.choice(VERBS)} {sentence(rng, 12)[:-1].lower()}. "
+            f"Use when {sentence(rng, 8)[:-1].lower()}.\nlicense: Apache-2.0\nmetadata:\n"
+            + "\n".join(meta) + "\n---\n" + body(rng, name, rng.randint(20, 600)))
+    extra: dict[str, tuple[str, int]] = {}
+    if rng.random() < 0.2:
+        extra["scripts/run.sh"] = ("#!/usr/bin/env bash\nset -euo pipefail\necho \"$@\"\n", 0o755)
+        extra["references/notes.md"] = (body(rng, name, rng.randint(10, 80)), 0o644)
+        extra["tools.yaml"] = (f"tools:\n  - name: {name.replace('-', '_')}\n", 0o644)
+    return name, text, extra
+
+
+def generate(n: int, seed: int = 7):
+    """Yield (name, SKILL.md text, files) for n synthetic skills."""
     rng = random.Random(seed)
-    dest.mkdir(parents=True, exist_ok=True)
     names: list[str] = []
-    folders = []
     for i in range(n):
-        name = f"{rng.choice(WORDS)}-{rng.choice(WORDS)}-{i:06d}"
-        deps = rng.sample(names[-200:], k=min(len(names[-200:]), rng.randint(1, 3))) \
-            if names and rng.random() < 0.33 else []
-        tags = " ".join(sorted(set(rng.sample(WORDS, k=rng.randint(1, 4)))))
-        meta = [f'  tags: "{tags}"']
-        if deps:
-            meta.append(f'  depends-on: "{" ".join(deps)}"')
-        text = (f"---\nname: {name}\ndescription: {rng.choice(VERBS)} {sentence(rng, 12)[:-1].lower()}. "
-                f"Use when {sentence(rng, 8)[:-1].lower()}.\nlicense: Apache-2.0\nmetadata:\n"
-                + "\n".join(meta) + "\n---\n" + body(rng, name, rng.randint(20, 600)))
+        name, text, extra = skill_files(rng, i, names)
+        names.append(name)
+        yield name, text, extra
+
+
+def make(n: int, dest: Path, seed: int = 7) -> list[Path]:
+    """Write n synthetic skill folders under dest; returns the folders."""
+    dest.mkdir(parents=True, exist_ok=True)
+    folders = []
+    for name, text, extra in generate(n, seed):
         folder = dest / name
         folder.mkdir(exist_ok=True)
         (folder / "SKILL.md").write_text(text, encoding="utf-8")
-        if rng.random() < 0.2:
-            (folder / "scripts").mkdir(exist_ok=True)
-            run = folder / "scripts" / "run.sh"
-            run.write_text("#!/usr/bin/env bash\nset -euo pipefail\necho \"$@\"\n")
-            os.chmod(run, 0o755)
-            (folder / "references").mkdir(exist_ok=True)
-            (folder / "references" / "notes.md").write_text(body(rng, name, rng.randint(10, 80)))
-            (folder / "tools.yaml").write_text(f"tools:\n  - name: {name.replace('-', '_')}\n")
-        names.append(name)
+        for rel, (content, mode) in extra.items():
+            path = folder / rel
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+            os.chmod(path, mode)
         folders.append(folder)
     return folders
 

@@ -94,7 +94,7 @@ def _diag_json(d) -> dict[str, Any]:
 # --- import / export ----------------------------------------------------------
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from skill_studio.core.folders import import_paths
+    from skill_studio.core.importer import import_paths
 
     with _open_store(args) as store:
         report = import_paths(store, args.paths, origin=Origin(args.origin))
@@ -119,10 +119,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     written = []
     with _open_store(args) as store:
         names = store.names() if args.all else args.names
-        for name in names:
-            skill = _get(store, name)
+        skills = [_get(store, name) for name in names]
+        folders: dict[str, str] = {}
+        for s in skills:
+            other = folders.setdefault((s.folder_name or s.name).casefold(), s.name)
+            if other != s.name:
+                raise CliError(f'"{other}" and "{s.name}" would both be written to the folder '
+                               f'"{s.folder_name or s.name}"; export them to different places', 1)
+        for skill in skills:
             out = export_archive(skill, args.to) if args.zip else export_folder(skill, args.to)
-            written.append({"name": name, "path": str(out)})
+            written.append({"name": skill.name, "path": str(out)})
     if args.json:
         _emit_json({"exported": written})
     else:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from skill_studio.core.folders import discover, export_archive, export_folder, import_paths
+from skill_studio.core.folders import discover, export_archive, export_folder
+from skill_studio.core.importer import import_paths
 from skill_studio.core.model import Origin
 
 from conftest import REAL_WORLD

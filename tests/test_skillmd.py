@@ -166,8 +166,7 @@ def test_steps_come_from_the_numbered_list_under_a_steps_heading():
 # --- generated skills -----------------------------------------------------------
 
 _name = st.text(alphabet=string.ascii_lowercase + string.digits, min_size=1, max_size=20)
-_piece = (st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc"),
-                                         blacklist_characters="\x85\u2028\u2029\ufeff"), max_size=8)
+_piece = (st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8)
           | st.sampled_from(["\n", ": ", " #", "'", '"', "---", "- ", "yes", "null", "1.5", "\t", "\\", "|"]))
 _text = st.lists(_piece, min_size=1, max_size=10).map("".join).filter(bool)
 _line_text = _text.filter(lambda s: s.strip() and s == s.strip())

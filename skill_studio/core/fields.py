@@ -129,6 +129,19 @@ def steps_from_body(body: str) -> list[dict[str, Any]]:
     return steps
 
 
+def _jsonable(value: Any) -> Any:
+    """The value with every key a string and every leaf JSON can hold (dates as ISO text)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
 def to_skill(doc: SkillDocument, folder_name: str | None = None, **overrides: Any) -> Skill:
     """The store's view of a parsed SKILL.md (review state left at the model's defaults).
 
@@ -152,8 +165,8 @@ def to_skill(doc: SkillDocument, folder_name: str | None = None, **overrides: An
         license=_as_text(data.get("license")),
         compatibility=_as_text(data.get("compatibility")),
         allowed_tools=_as_text(data.get("allowed-tools")),
-        metadata=json.loads(json.dumps(meta, default=str)) if isinstance(meta, dict) else {},
-        extra=json.loads(json.dumps(extra, default=str)),
+        metadata=_jsonable(meta) if isinstance(meta, dict) else {},
+        extra=_jsonable(extra),
         folder_name=folder_name,
         skill_md=doc.text,
         **fields,

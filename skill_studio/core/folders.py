@@ -1,23 +1,17 @@
-"""Skill folders and archives on disk: discovery, import into the store, export out of it."""
+"""Skill folders on disk: discovery, reading a folder into a skill, and writing one back out."""
 
 from __future__ import annotations
 
 import os
-import queue
 import shutil
 import stat
 import tempfile
-import threading
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from skill_studio.core import skillmd
 from skill_studio.core.fields import to_skill
-from skill_studio.core.frontmatter import set_field
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin, Skill, SkillFile
 from skill_studio.core.skillmd import SkillParseError
-from skill_studio.core.store import Store, content_hash
 
 SKIP_DIRS = frozenset({".git", "node_modules"})
 SKIP_IN_SKILL = frozenset({".git", "node_modules", "__pycache__"})
@@ -29,31 +23,6 @@ MAX_SKILL_BYTES = 200 * 1024 * 1024
 
 class FolderError(ValueError):
     """A skill folder that cannot be read or written; the message names the path."""
-
-
-@dataclass
-class ImportEntry:
-    """What happened to one skill of an import."""
-
-    source: str
-    status: str  # imported, updated, unchanged, skipped
-    name: str | None = None
-    reason: str = ""
-    warnings: list[str] = field(default_factory=list)
-    strict_errors: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ImportReport:
-    entries: list[ImportEntry] = field(default_factory=list)
-
-    def count(self, status: str) -> int:
-        return sum(1 for e in self.entries if e.status == status)
-
-    @property
-    def summary(self) -> str:
-        parts = [f"{self.count(s)} {s}" for s in ("imported", "updated", "unchanged", "skipped")]
-        return ", ".join(parts)
 
 
 # --- discovery ----------------------------------------------------------------
@@ -177,171 +146,6 @@ def _key_line(doc: skillmd.SkillDocument, key: str) -> int:
     return doc.frontmatter_line
 
 
-def _load_source(path: Path) -> Iterable[tuple[str, str, bytes, list[SkillFile], list[str]]]:
-    """(source, folder name, SKILL.md bytes, files, notes) for each skill under a path."""
-    if path.is_file() and path.suffix.lower() in ARCHIVE_SUFFIXES:
-        from skill_studio.core.archive import read_skill_archive
-
-        archived = read_skill_archive(path)
-        md = next(f for f in archived.files if f.path in ("SKILL.md", "skill.md"))
-        rest = [f for f in archived.files if f is not md]
-        yield f"{path}!{archived.folder_name}/{md.path}", archived.folder_name, md.data, rest, \
-            list(archived.ignored)
-        return
-    if path.is_file() and path.name in ("SKILL.md", "skill.md"):
-        path = path.parent
-    folders = [path] if find_skill_md(path) else discover(path)
-    for folder in folders:
-        md, data, files, notes = read_folder(folder)
-        yield str(md), folder.name, data, files, notes
-
-
-# --- import -------------------------------------------------------------------
-
-class _Writer:
-    """Writes batches of new skills on a thread of its own, so reading and parsing
-    the next skills overlaps with SQLite's work (which runs without the GIL)."""
-
-    def __init__(self, store: Store, author: str | None):
-        self.store, self.author = store, author
-        self.queue: queue.Queue = queue.Queue(maxsize=4)
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, name="skill-import-writer", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while True:
-            job = self.queue.get()
-            if job is None:
-                return
-            if self.error is None:
-                try:
-                    job()
-                except BaseException as e:  # handed back to the importing thread
-                    self.error = e
-
-    def submit(self, job: Callable[[], object]) -> None:
-        self._raise()
-        self.queue.put(job)
-
-    def close(self) -> None:
-        self.queue.put(None)
-        self.thread.join()
-        self._raise()
-
-    def _raise(self) -> None:
-        if self.error is not None:
-            raise self.error
-
-
-def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin = Origin.HUMAN,
-                 author: str | None = None, check_strict: bool = True,
-                 progress: Callable[[int, str], bool] | None = None, batch: int = 250) -> ImportReport:
-    """Import skill folders, trees of them, SKILL.md files and .skill/.zip archives (lenient).
-
-    Each skill is reported as imported, updated (a new version), unchanged or
-    skipped with the reason. A name met twice in one import: the first path
-    (in sorted order) keeps it, the next ones become ``name-2``, ``name-3``...
-    ``progress(done, source)`` may return False to stop early. New skills are
-    written in transactions of ``batch``; nothing already stored is lost.
-    """
-    report = ImportReport()
-    seen: dict[str, str] = {}
-    known = store.hashes()
-    pending: list[Skill] = []
-    writer = _Writer(store, author)
-    done = 0
-
-    def flush() -> None:
-        if pending:
-            chunk = list(pending)
-            pending.clear()
-            writer.submit(lambda: store.add_many(chunk, author=author, note="imported"))
-
-    try:
-        for raw in paths:
-            for entry, skill in _read_all(Path(raw), origin, check_strict, report):
-                if skill is None:
-                    continue
-                skill = _dedupe_name(skill, seen, entry.source, entry)
-                entry.name = skill.name
-                seen[skill.name] = entry.source
-                skill.content_hash = content_hash(skill.skill_md, skill.files)
-                if skill.name in known:
-                    version, old_hash = known[skill.name]
-                    if old_hash == skill.content_hash:
-                        entry.status = "unchanged"
-                    else:
-                        entry.status = "updated"
-                        writer.submit(lambda s=skill, v=version: store.update(
-                            s.name, s, v, author=author, note="re-imported"))
-                else:
-                    entry.status = "imported"
-                    pending.append(skill)
-                    if len(pending) >= batch:
-                        flush()
-                done += 1
-                if progress is not None and progress(done, entry.source) is False:
-                    return report
-        return report
-    finally:
-        flush()
-        writer.close()
-
-
-def _read_all(path: Path, origin: Origin, check_strict: bool,
-              report: ImportReport) -> Iterator[tuple[ImportEntry, Skill | None]]:
-    """Read and parse every skill under ``path``; each gets an entry in the report."""
-    if not path.exists():
-        report.entries.append(ImportEntry(str(path), "skipped", reason=f"{path}: no such file or folder"))
-        return
-    try:
-        sources = _load_source(path)
-        for source, folder_name, data, files, notes in sources:
-            entry = ImportEntry(source, "skipped", warnings=list(notes))
-            report.entries.append(entry)
-            try:
-                skill = build_skill(data, folder_name, files, origin=origin, source=source)
-            except SkillParseError as e:
-                entry.reason = str(e)
-                yield entry, None
-                continue
-            if check_strict:
-                entry.strict_errors, lenient_warnings = _diagnose(data, folder_name, files)
-                entry.warnings.extend(lenient_warnings)
-            yield entry, skill
-    except (FolderError, SkillParseError, ValueError, OSError) as e:
-        report.entries.append(ImportEntry(str(path), "skipped", reason=str(e)))
-
-
-def _dedupe_name(skill: Skill, seen: dict[str, str], source: str, entry: ImportEntry) -> Skill:
-    if skill.name not in seen:
-        return skill
-    n = 2
-    while f"{skill.name}-{n}" in seen:
-        n += 1
-    new_name = f"{skill.name}-{n}"
-    doc = skillmd.parse_document(skill.skill_md, source)
-    text = set_field(doc, "name", new_name)
-    entry.warnings.append(f'name "{skill.name}" is already taken in this import by '
-                          f'{seen[skill.name]}; imported as "{new_name}"')
-    content = skillmd.split(text, source).body
-    return replace(skill, name=new_name, skill_md=text, content=content)
-
-
-def _diagnose(data: bytes, folder_name: str, files: list[SkillFile]) -> tuple[list[str], list[str]]:
-    """What strict would say (errors) and the lenient warnings, for the import report."""
-    try:
-        from skill_studio.core import validate
-    except ImportError:  # pragma: no cover - validator not available
-        return [], []
-    paths = [f.path for f in files]
-    strict = validate.validate_text(data, folder_name, "strict", files=paths, lints=False)
-    lenient = validate.validate_text(data, folder_name, "lenient", files=paths, lints=True)
-    return ([d.message for d in strict if d.severity == "error"],
-            [d.message for d in lenient if d.severity == "warning"])
-
-
 # --- export -------------------------------------------------------------------
 
 def skill_files_with_md(skill: Skill) -> list[SkillFile]:
@@ -360,6 +164,8 @@ def export_folder(skill: Skill, dest_dir: str | os.PathLike) -> Path:
     dest_dir = Path(dest_dir)
     dest_dir.mkdir(parents=True, exist_ok=True)
     target = dest_dir / _folder_name(skill)
+    if target.exists() and (target.is_symlink() or not target.is_dir()):
+        raise FolderError(f"{target}: exists and is not a folder; not replacing it")
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=dest_dir))
     try:
         for f in skill_files_with_md(skill):
@@ -373,9 +179,15 @@ def export_folder(skill: Skill, dest_dir: str | os.PathLike) -> Path:
         os.chmod(stage, 0o755)
         old = None
         if target.exists():
-            old = dest_dir / f".{target.name}.old-{os.getpid()}"
-            os.replace(target, old)
-        os.replace(stage, target)
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=dest_dir))
+            os.replace(target, old / "skill")
+        try:
+            os.replace(stage, target)
+        except BaseException:
+            if old is not None:  # put the previous folder back
+                os.replace(old / "skill", target)
+                old.rmdir()
+            raise
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     except BaseException:

@@ -137,17 +137,23 @@ def set_field(doc: SkillDocument, key: str, value: Any, *, under: str | None = N
         fm += nl
     spans = _field_spans(fm, root)
     if under is None:
-        new_fm = _set_in_mapping(fm, spans, key, value, "", nl, 0, len(fm))
+        indent = " " * (root.value[0][0].start_mark.column if root.value else 0)
+        new_fm = _set_in_mapping(fm, spans, key, value, indent, nl, 0, len(fm))
     else:
         parent = spans.get(under)
+        current = doc.data.get(under)
+        if current is not None and not isinstance(current, dict):
+            raise ValueError(f"{doc.path or 'SKILL.md'}: '{under}' is not a mapping, so '{key}' cannot "
+                             f"be written under it; make '{under}' a mapping first")
         if parent is None or not isinstance(parent[2], yaml.MappingNode) or parent[2].flow_style:
-            current = doc.data.get(under) if isinstance(doc.data.get(under), dict) else {}
-            merged = dict(current)
+            merged = dict(current or {})
             if value is None:
                 merged.pop(key, None)
             else:
                 merged[key] = value
             return set_field(doc, under, merged or None)
+        if value is None and set(current or {}) <= {key}:
+            return set_field(doc, under, None)  # the last key goes, and the empty map with it
         span, knode, vnode = parent
         inner = _field_spans(fm, vnode)
         indent = " " * (vnode.value[0][0].start_mark.column if vnode.value else knode.start_mark.column + 2)

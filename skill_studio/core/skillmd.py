@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -206,6 +205,28 @@ def parse_document(data: bytes | str, path: str | None = None) -> SkillDocument:
     return doc
 
 
+_DQ_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+
+
+def _yaml_printable(c: str) -> bool:
+    """Characters YAML lets stand as themselves in a double-quoted scalar."""
+    o = ord(c)
+    return (0x20 <= o <= 0x7E or 0xA0 <= o <= 0xD7FF or 0xE000 <= o <= 0xFFFD or o >= 0x10000) \
+        and c not in "\u2028\u2029\ufeff"
+
+
 def quote_scalar_double(value: str) -> str:
-    """A double-quoted YAML scalar that reads back as exactly ``value``."""
-    return json.dumps(value, ensure_ascii=False)
+    """A double-quoted YAML scalar that reads back as exactly ``value`` (any character)."""
+    out = []
+    for c in value:
+        if c in _DQ_ESCAPES:
+            out.append(_DQ_ESCAPES[c])
+        elif _yaml_printable(c):
+            out.append(c)
+        elif ord(c) <= 0xFF:
+            out.append(f"\\x{ord(c):02x}")
+        elif ord(c) <= 0xFFFF:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(f"\\U{ord(c):08x}")
+    return '"' + "".join(out) + '"'

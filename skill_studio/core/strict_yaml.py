@@ -24,12 +24,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from .diagnostics import count_lines
+
+try:  # libyaml's parser, when PyYAML was built with it (only its events are used)
+    from yaml import CBaseLoader as _CParser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _CParser = None  # type: ignore[assignment,misc]
 
 __all__ = ["DialectError", "Where", "load_strict"]
 
@@ -195,49 +201,77 @@ def _check_event(event: yaml.Event, _where: Where) -> None:
                            mark.line, mark.column)
 
 
-def _compose_strict(text: str, _where: Where) -> _Node | None:
-    """The node tree of one YAML document in the strict dialect (None when there is none)."""
+# Text the C parser may read differently from the reference's parser: such
+# frontmatter always takes the exact (pure-Python) path.
+_NEEDS_EXACT = re.compile(r"[\t\x85\u2028\u2029\ufeff\r]|^(?:\.\.\.|---|%)|<<|^[|>]|^: |^[ ]*[?]", re.M)
+
+
+def _compose_strict(text: str, _where: Where, *, fast: bool = True) -> _Node | None:
+    """The node tree of one YAML document in the strict dialect (None when there is none).
+
+    Plain frontmatter (block style, no anchors, tags or tricky characters) is
+    read with the C parser when PyYAML has it: it gives the same events,
+    several times faster. Anything unusual, and every error, is read again
+    with the pure-Python parser, whose messages and edge cases are the ones
+    the dialect is defined by.
+    """
+    if fast and _CParser is not None and not _NEEDS_EXACT.search(text):
+        parser = _CParser(text)
+        try:
+            return _compose_events(parser.get_event, _where)
+        except (DialectError, yaml.YAMLError):
+            pass
+        finally:
+            parser.dispose()
+    return _compose_exact(text, _where)
+
+
+def _compose_events(get_event, _where: Where) -> _Node | None:
+    def next_event() -> yaml.Event:
+        event = get_event()
+        _check_event(event, _where)
+        return event
+
+    def compose(event: yaml.Event) -> _Node:
+        mark = event.start_mark
+        if isinstance(event, yaml.ScalarEvent):
+            return _Node("scalar", mark.line, mark.column, event.value, plain=event.style is None)
+        if isinstance(event, yaml.SequenceStartEvent):
+            node = _Node("seq", mark.line, mark.column)
+            while True:
+                child = next_event()
+                if isinstance(child, yaml.SequenceEndEvent):
+                    return node
+                node.items.append(compose(child))
+        if isinstance(event, yaml.MappingStartEvent):
+            node = _Node("map", mark.line, mark.column)
+            while True:
+                key = next_event()
+                if isinstance(key, yaml.MappingEndEvent):
+                    return node
+                key_node = compose(key)
+                node.items.append((key_node, compose(next_event())))
+        raise DialectError(f"unexpected {type(event).__name__} at {_where(mark.line, mark.column)}",
+                           mark.line, mark.column)  # pragma: no cover - the parser prevents it
+
+    next_event()  # StreamStart
+    event = next_event()
+    if isinstance(event, yaml.StreamEndEvent):
+        return None
+    root = compose(next_event())  # after DocumentStart
+    next_event()  # DocumentEnd
+    event = next_event()
+    if not isinstance(event, yaml.StreamEndEvent):
+        mark = event.start_mark
+        raise DialectError(f"a second YAML document starts at {_where(mark.line, mark.column)}; "
+                           "the frontmatter must be one document", mark.line, mark.column)
+    return root
+
+
+def _compose_exact(text: str, _where: Where) -> _Node | None:
     loader = _DialectLoader(text)
     try:
-        def next_event() -> yaml.Event:
-            event = loader.get_event()
-            _check_event(event, _where)
-            return event
-
-        def compose(event: yaml.Event) -> _Node:
-            mark = event.start_mark
-            if isinstance(event, yaml.ScalarEvent):
-                return _Node("scalar", mark.line, mark.column, event.value, plain=event.style is None)
-            if isinstance(event, yaml.SequenceStartEvent):
-                node = _Node("seq", mark.line, mark.column)
-                while True:
-                    child = next_event()
-                    if isinstance(child, yaml.SequenceEndEvent):
-                        return node
-                    node.items.append(compose(child))
-            if isinstance(event, yaml.MappingStartEvent):
-                node = _Node("map", mark.line, mark.column)
-                while True:
-                    key = next_event()
-                    if isinstance(key, yaml.MappingEndEvent):
-                        return node
-                    key_node = compose(key)
-                    node.items.append((key_node, compose(next_event())))
-            raise DialectError(f"unexpected {type(event).__name__} at {_where(mark.line, mark.column)}",
-                               mark.line, mark.column)  # pragma: no cover - the parser prevents it
-
-        next_event()  # StreamStart
-        event = next_event()
-        if isinstance(event, yaml.StreamEndEvent):
-            return None
-        root = compose(next_event())  # after DocumentStart
-        next_event()  # DocumentEnd
-        event = next_event()
-        if not isinstance(event, yaml.StreamEndEvent):
-            mark = event.start_mark
-            raise DialectError(f"a second YAML document starts at {_where(mark.line, mark.column)}; "
-                               "the frontmatter must be one document", mark.line, mark.column)
-        return root
+        return _compose_events(loader.get_event, _where)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         problem = e.problem or e.context or "cannot parse"

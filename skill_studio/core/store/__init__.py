@@ -1,9 +1,9 @@
 """The SQLite skill store: the only package that writes SQL."""
 
-from skill_studio.core.store.errors import (AlreadyExists, DependentsExist, NotFound, StoreError,
-                                            VersionConflict)
+from skill_studio.core.store.errors import (AlreadyExists, DependentsExist, NotFound, ReadOnlySkill,
+                                            StoreError, VersionConflict)
 from skill_studio.core.store.rows import AuditEntry, Filters, VersionInfo, content_hash, fts_query
 from skill_studio.core.store.store import Store
 
-__all__ = ["AlreadyExists", "AuditEntry", "DependentsExist", "Filters", "NotFound", "Store", "StoreError",
+__all__ = ["AlreadyExists", "AuditEntry", "DependentsExist", "Filters", "NotFound", "ReadOnlySkill", "Store", "StoreError",
            "VersionConflict", "VersionInfo", "content_hash", "fts_query"]

@@ -53,12 +53,18 @@ class Connection:
             if self._conn.in_transaction:  # nested: part of the outer transaction
                 yield self._conn
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as e:  # locked for too long, read-only, disk trouble
+                raise StoreError(f"{self.path}: cannot write to the skill store: {e}") from None
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+            except BaseException as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise StoreError(f"{self.path}: {exc}; nothing was changed") from None
                 raise
 
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:

@@ -25,7 +25,15 @@ class VersionConflict(StoreError):
 
 
 class DependentsExist(StoreError):
-    def __init__(self, name: str, dependents: list[str]):
-        super().__init__(f'Cannot delete "{name}": {len(dependents)} other skill(s) depend on it: '
+    def __init__(self, name: str, dependents: list[str], action: str = "delete"):
+        super().__init__(f'Cannot {action} "{name}": {len(dependents)} other skill(s) depend on it: '
                          + ", ".join(dependents))
         self.name, self.dependents = name, dependents
+
+
+class ReadOnlySkill(StoreError):
+    """Builtin skills ship with the app: they can be copied into a new skill, not changed."""
+
+    def __init__(self, name: str):
+        super().__init__(f'"{name}" is a builtin skill and cannot be changed; copy it into a new skill')
+        self.name = name

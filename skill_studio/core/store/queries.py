@@ -129,10 +129,10 @@ class Queries(Connection):
                 "by_lifecycle": counts["lifecycle"],
                 "avg_success_rate": row[4], "avg_utility": row[5], "avg_freshness": row[6]}
 
-    def hashes(self) -> dict[str, tuple[int, str]]:
-        """Every skill's (version, content hash): what an import compares against."""
-        return {r[0]: (r[1], r[2]) for r in self._query(
-            "SELECT name, version, content_hash FROM skill_cards")}
+    def import_state(self) -> dict[str, tuple[int, str, str, str]]:
+        """Every skill's (version, content hash, origin, lifecycle): what an import compares against."""
+        return {r[0]: (r[1], r[2], r[3], r[4]) for r in self._query(
+            "SELECT name, version, content_hash, origin, lifecycle FROM skill_cards")}
 
     def tags(self) -> list[tuple[str, int]]:
         """Every tag in use with the number of skills carrying it, most used first."""

@@ -238,6 +238,10 @@ def migrate(conn: sqlite3.Connection) -> int:
     Raises RuntimeError for a store written by a newer Skill Studio.
     """
     current = conn.execute("PRAGMA user_version").fetchone()[0]
+    if current == 0 and conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                                     "AND name NOT LIKE 'sqlite_%'").fetchone()[0]:
+        raise RuntimeError("this SQLite file belongs to another program (it has tables but is not "
+                           "a skill store); choose another file")
     if current > SCHEMA_VERSION:
         raise RuntimeError(
             f"this store has schema version {current}, newer than this Skill Studio "

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Iterable
 
 from skill_studio.core import scores
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
-from skill_studio.core.store.errors import AlreadyExists, DependentsExist, StoreError, VersionConflict
+from skill_studio.core.store.errors import (AlreadyExists, DependentsExist, ReadOnlySkill, StoreError,
+                                            VersionConflict)
 from skill_studio.core.store.history import History
 from skill_studio.core.store.queries import Queries
 from skill_studio.core.store.rows import _INSERT_ROW, _ROW_COLUMNS, _blob_hash, _json, content_hash, row_values
@@ -34,12 +34,20 @@ class Store(Queries, History):
                  now: datetime | None = None) -> int:
         """Store many new skills in one transaction (all or none); returns how many.
 
-        Raises AlreadyExists (and writes nothing) if any name is taken.
+        Raises AlreadyExists (and writes nothing) if any name is taken, or
+        named twice in the batch.
         """
         stamp = scores.format_time(now or scores.utcnow())
         author = author or self.actor
         batch = list(skills)
+        names = [s.name for s in batch]
         with self.transaction():
+            taken = [r[0] for r in self._conn.execute(
+                "SELECT name FROM skill_cards WHERE name IN (SELECT value FROM json_each(?)) ORDER BY name",
+                (_json(names),))]
+            if taken or len(set(names)) != len(names):
+                dup = taken[0] if taken else next(n for n in names if names.count(n) > 1)
+                raise AlreadyExists(f'a skill named "{dup}" already exists')
             history = dict(self._conn.execute(
                 "SELECT skill, max(version) FROM skill_versions WHERE skill IN "
                 "(SELECT value FROM json_each(?)) GROUP BY skill", (_json([s.name for s in batch]),)))
@@ -49,17 +57,11 @@ class Store(Queries, History):
                 skill.version = history.get(skill.name, 0) + 1
                 skill.created_at = skill.created_at or stamp
                 skill.updated_at = stamp
-                skill.content_hash = skill.content_hash or content_hash(skill.skill_md, skill.files)
+                skill.content_hash = content_hash(skill.skill_md, skill.files)
                 rows.append(row_values(skill))
                 versions.append((skill.name, skill.version, skill.content_hash, author, note, stamp))
                 tags += [(skill.name, t) for t in skill.tags]
-            try:
-                self._conn.executemany(_INSERT_ROW, rows)
-            except sqlite3.IntegrityError:
-                taken = [s.name for s in batch if s.name in self]
-                if taken:
-                    raise AlreadyExists(f'a skill named "{taken[0]}" already exists') from None
-                raise
+            self._conn.executemany(_INSERT_ROW, rows)
             self._conn.executemany("INSERT OR IGNORE INTO skill_tags (skill, tag) VALUES (?, ?)", tags)
             self._conn.executemany(
                 "INSERT INTO skill_versions (skill, version, skill_md, content_hash, author, note, created_at) "
@@ -71,25 +73,30 @@ class Store(Queries, History):
         return len(batch)
 
     def _insert(self, skill: Skill, *, author: str | None, note: str, now: datetime | None) -> Skill:
-        s = replace(skill, files=list(skill.files), content_hash=None)
+        s = replace(skill, files=list(skill.files))
         self.add_many([s], author=author, note=note, now=now)
         return self.get(s.name)
 
     def update(self, name: str, skill: Skill, expected_version: int, *, author: str | None = None,
-               note: str = "") -> Skill:
+               note: str = "", allow_builtin: bool = False) -> Skill:
         """Save a changed skill (SKILL.md text, fields, files) as a new version.
 
         ``expected_version`` is the version the caller read: if the store has
         another, VersionConflict is raised and nothing is written. Renaming is
-        allowed (``skill.name != name``). Review state (lifecycle, trust,
-        scores) is kept from the store. Returns the stored skill.
+        allowed (``skill.name != name``) unless other skills depend on the old
+        name or a deleted skill's history holds the new one. Builtin skills
+        are read-only (ReadOnlySkill) unless ``allow_builtin`` (a new release
+        of the builtin set). Review state (lifecycle, trust, scores) is kept
+        from the store. Returns the stored skill.
         """
         with self.transaction():
             current = self.get(name, with_files=False)
+            if current.origin == Origin.BUILTIN and not allow_builtin:
+                raise ReadOnlySkill(name)
             if current.version != expected_version:
                 raise VersionConflict(name, expected_version, current.version)
-            if skill.name != name and skill.name in self:
-                raise AlreadyExists(f'cannot rename "{name}": a skill named "{skill.name}" exists')
+            if skill.name != name:
+                self._check_rename(name, skill.name)
             h = content_hash(skill.skill_md, skill.files)
             if h == current.content_hash and skill.name == name:
                 return self.get(name)
@@ -101,14 +108,25 @@ class Store(Queries, History):
             s = replace(skill, **keep, version=current.version + 1, updated_at=stamp, content_hash=h)
             self._freeze_version(name, current.version)
             if skill.name != name:
-                self._conn.execute("UPDATE procedural_memory SET name = ? WHERE name = ?", (s.name, name))
-                self._conn.execute("UPDATE skill_versions SET skill = ? WHERE skill = ?", (s.name, name))
+                for table, column in (("procedural_memory", "name"), ("skill_versions", "skill"),
+                                      ("audit_log", "skill"), ("drafts", "skill")):
+                    self._conn.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (s.name, name))
                 self._audit(s.name, "rename", name, s.name, note, author, stamp)
             self._write_row(s)
             self._conn.execute("DELETE FROM skill_files WHERE skill = ?", (s.name,))
             self._write_files(s.name, s.files)
             self._write_version(s, author or self.actor, note or "edited", stamp)
             return self.get(s.name)
+
+    def _check_rename(self, old: str, new: str) -> None:
+        if new in self:
+            raise AlreadyExists(f'cannot rename "{old}": a skill named "{new}" exists')
+        if self._conn.execute("SELECT 1 FROM skill_versions WHERE skill = ?", (new,)).fetchone():
+            raise AlreadyExists(f'cannot rename "{old}" to "{new}": a deleted skill of that name '
+                                "keeps its history there")
+        dependents = self.dependents(old)
+        if dependents:
+            raise DependentsExist(old, dependents, action="rename")
 
     def set_state(self, name: str, *, author: str | None = None, reason: str = "",
                   action: str = "state", **changes: Any) -> Skill:
@@ -120,8 +138,14 @@ class Store(Queries, History):
         bad = set(changes) - allowed
         if bad:
             raise StoreError(f"not review state: {', '.join(sorted(bad))}")
+        if "lifecycle" in changes:
+            changes["lifecycle"] = Lifecycle(changes["lifecycle"])  # ValueError names a bad state
+        if "trust_tier" in changes:
+            changes["trust_tier"] = TrustTier(changes["trust_tier"])
         with self.transaction():
             current = self.get(name, with_files=False)
+            if not changes:
+                return current
             stamp = scores.format_time(scores.utcnow())
             values = {k: (v.value if isinstance(v, (Lifecycle, Origin)) else
                           int(v) if isinstance(v, (bool, TrustTier)) else v) for k, v in changes.items()}

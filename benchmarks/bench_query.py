@@ -1,0 +1,115 @@
+"""Query speed on a 100,000-skill store: a page of cards, full-text search, counts.
+
+Usage: python benchmarks/bench_query.py [--n 100000] [--db PATH] [--runs 200]
+
+The store is built once (through the same codec and store code an import
+uses) and kept at --db for later runs. Prints p50 and p95 per query; the
+target is a p50 under 20 ms for each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from make_library import COMMON, WORDS, generate  # noqa: E402
+
+from skill_studio.core.folders import build_skill  # noqa: E402
+from skill_studio.core.model import Lifecycle, Origin, SkillFile  # noqa: E402
+from skill_studio.core.store import Filters, Store  # noqa: E402
+
+STATES = [s.value for s in Lifecycle]
+
+
+def build(store: Store, n: int) -> None:
+    rng = random.Random(3)
+    t0 = time.perf_counter()
+    batch = []
+    for i, (name, text, extra) in enumerate(generate(n, seed=11)):
+        files = [SkillFile(p, t.encode(), m) for p, (t, m) in sorted(extra.items())]
+        origin = rng.choice([Origin.HUMAN, Origin.HUMAN, Origin.LLM, Origin.BUILTIN])
+        skill = build_skill(text.encode(), name, files, origin=origin, source=f"{name}/SKILL.md")
+        skill.lifecycle = Lifecycle(rng.choice(STATES))
+        batch.append(skill)
+        if len(batch) == 1000:
+            store.add_many(batch)
+            batch = []
+            if (i + 1) % 10_000 == 0:
+                print(f"  built {i + 1:,} skills in {time.perf_counter() - t0:.0f} s", flush=True)
+    if batch:
+        store.add_many(batch)
+    store._conn.execute("PRAGMA optimize")
+
+
+def measure(label: str, fn, runs: int) -> None:
+    fn()  # warm
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    p50 = statistics.median(times)
+    p95 = times[int(len(times) * 0.95) - 1]
+    verdict = "ok" if p50 < 20 else "OVER TARGET"
+    print(f"{label:48} p50 {p50:7.2f} ms   p95 {p95:7.2f} ms   ({verdict})")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "skill-studio-bench-100k.db")
+    ap.add_argument("--runs", type=int, default=200)
+    args = ap.parse_args()
+    store = Store(args.db)
+    if len(store) < args.n:
+        print(f"building a {args.n:,}-skill store at {args.db} (once) ...", flush=True)
+        build(store, args.n - len(store))
+    total = len(store)
+    print(f"store: {total:,} skills, {args.db.stat().st_size / 2**20:,.0f} MiB")
+    rng = random.Random(5)
+    per_state = store.counts()["lifecycle"]
+
+    def page():
+        state = rng.choice(STATES)
+        pages = max(1, per_state[state] // 200)
+        store.list(Filters(lifecycle=state), limit=200, offset=200 * rng.randrange(pages))
+
+    def first_page():
+        store.list(Filters(lifecycle=rng.choice(STATES)), limit=200)
+
+    mid = WORDS[len(COMMON) + 20: len(COMMON) + 2000]
+
+    def search_word():
+        store.list(Filters(text=rng.choice(mid)), sort="relevance", limit=200)
+
+    def search_common():
+        store.list(Filters(text=rng.choice(COMMON)), sort="relevance", limit=200)
+
+    def search_typing():
+        w = rng.choice(mid)
+        store.list(Filters(text=w[: max(3, len(w) - 2)]), sort="relevance", limit=200)
+
+    def search_two():
+        store.list(Filters(text=f"{rng.choice(COMMON)} {rng.choice(mid)}"), sort="relevance", limit=200)
+
+    measure("page of 200 cards, lifecycle filter (first)", first_page, args.runs)
+    measure("page of 200 cards, lifecycle filter (any page)", page, args.runs)
+    measure("FTS search, one word, top 200 by relevance", search_word, args.runs)
+    measure("FTS search, two words, top 200", search_two, args.runs)
+    measure("FTS search while typing (prefix), top 200", search_typing, args.runs)
+    measure("FTS search, very common word, top 200", search_common, max(20, args.runs // 10))
+    measure("counts per lifecycle and origin", lambda: store.counts(), args.runs)
+    store.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,279 @@
+"""Importing skills into the store: folders, trees and archives, with a report per skill."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from skill_studio.core import skillmd
+from skill_studio.core.folders import (ARCHIVE_SUFFIXES, FolderError, build_skill, discover, find_skill_md,
+                                       read_folder)
+from skill_studio.core.frontmatter import set_field
+from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
+from skill_studio.core.skillmd import SkillParseError
+from skill_studio.core.store import NotFound, Store, StoreError, content_hash
+
+BATCH_SKILLS = 250
+BATCH_BYTES = 32 * 1024 * 1024
+
+
+@dataclass
+class ImportEntry:
+    """What happened to one skill of an import."""
+
+    source: str
+    status: str  # imported, updated, unchanged, skipped
+    name: str | None = None
+    reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+    strict_errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportReport:
+    entries: list[ImportEntry] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for e in self.entries if e.status == status)
+
+    @property
+    def summary(self) -> str:
+        return ", ".join(f"{self.count(s)} {s}" for s in ("imported", "updated", "unchanged", "skipped"))
+
+
+@dataclass
+class _Read:
+    """One skill as read from disk or an archive, or why it could not be read."""
+
+    source: str
+    folder_name: str = ""
+    data: bytes = b""
+    files: list[SkillFile] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _sources(path: Path) -> Iterator[_Read]:
+    """Every skill under a path: a folder, a tree, a SKILL.md, or a .skill/.zip archive.
+
+    A folder that cannot be read is reported and the walk goes on.
+    """
+    try:
+        if not path.exists():
+            yield _Read(str(path), error=f"{path}: no such file or folder")
+            return
+        if path.is_file() and path.suffix.lower() in ARCHIVE_SUFFIXES:
+            from skill_studio.core.archive import read_skill_archive
+
+            archived = read_skill_archive(path)
+            md = next(f for f in archived.files if f.path in ("SKILL.md", "skill.md"))
+            rest = [f for f in archived.files if f is not md]
+            yield _Read(f"{path}!{archived.folder_name}/{md.path}", archived.folder_name, md.data, rest,
+                        list(archived.ignored))
+            return
+        if path.is_file() and path.name in ("SKILL.md", "skill.md"):
+            path = path.parent
+        folders = [path] if find_skill_md(path) else discover(path)
+    except (OSError, ValueError) as e:  # ArchiveError is a ValueError naming the archive
+        yield _Read(str(path), error=str(e))
+        return
+    for folder in folders:
+        try:
+            md, data, files, notes = read_folder(folder)
+        except (FolderError, SkillParseError, OSError) as e:
+            yield _Read(str(folder / "SKILL.md"), folder.name, error=str(e))
+            continue
+        yield _Read(str(md), folder.name, data, files, notes)
+
+
+class _Writer:
+    """Writes to the store on a thread of its own, so reading and parsing the next
+    skills overlaps with SQLite's work (which runs without the GIL)."""
+
+    def __init__(self, store: Store, author: str | None):
+        self.store, self.author = store, author
+        self.jobs: queue.Queue = queue.Queue(maxsize=4)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="skill-import-writer", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            if self.error is None:
+                try:
+                    job()
+                except BaseException as e:  # handed back to the importing thread
+                    self.error = e
+
+    def add(self, batch: list[tuple[ImportEntry, Skill]]) -> None:
+        def job() -> None:
+            try:
+                self.store.add_many([s for _, s in batch], author=self.author, note="imported")
+            except StoreError:
+                # Someone else added one of these names meanwhile: one by one, reporting each.
+                for entry, skill in batch:
+                    try:
+                        self.store.add(skill, author=self.author, note="imported")
+                    except StoreError as e:
+                        entry.status, entry.reason = "skipped", str(e)
+        self._submit(job)
+
+    def update(self, entry: ImportEntry, skill: Skill, version: int) -> None:
+        def job() -> None:
+            try:
+                self.store.update(skill.name, skill, version, author=self.author, note="re-imported",
+                                  allow_builtin=skill.origin == Origin.BUILTIN)
+            except StoreError as e:
+                entry.status, entry.reason = "skipped", str(e)
+        self._submit(job)
+
+    def _submit(self, job: Callable[[], None]) -> None:
+        self._raise()
+        self.jobs.put(job)
+
+    def close(self) -> None:
+        self.jobs.put(None)
+        self.thread.join()
+        self._raise()
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+
+def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin = Origin.HUMAN,
+                 author: str | None = None, check_strict: bool = True,
+                 progress: Callable[[int, str], bool] | None = None) -> ImportReport:
+    """Import skill folders, trees of them, SKILL.md files and .skill/.zip archives (lenient).
+
+    Each skill is reported as imported, updated (a new version), unchanged or
+    skipped with the reason (file and line where one applies). A name met
+    twice in one import: the first path (in sorted order) keeps it, the next
+    ones become ``name-2``, ``name-3``... An import never replaces a builtin
+    skill (unless ``origin`` is builtin), and an ``llm`` import never replaces
+    a skill that was reviewed. ``progress(done, source)`` may return False to
+    stop early. New skills are written in batches, each one transaction.
+    """
+    origin = Origin(origin)
+    report = ImportReport()
+    seen: dict[str, str] = {}
+    known = store.import_state()
+    pending: list[tuple[ImportEntry, Skill]] = []
+    pending_bytes = 0
+    writer = _Writer(store, author)
+    done = 0
+
+    def flush() -> None:
+        nonlocal pending_bytes
+        if pending:
+            writer.add(list(pending))
+            pending.clear()
+            pending_bytes = 0
+
+    try:
+        for raw in paths:
+            for read in _sources(Path(raw)):
+                entry = ImportEntry(read.source, "skipped", warnings=list(read.notes))
+                report.entries.append(entry)
+                skill = _parse(read, origin, check_strict, entry)
+                if skill is None:
+                    continue
+                skill = _dedupe_name(store, skill, seen, entry)
+                entry.name = skill.name
+                seen[skill.name] = entry.source
+                if skill.name in known:
+                    version, old_hash, old_origin, old_state = known[skill.name]
+                    refusal = _replace_refusal(old_origin, old_state, origin)
+                    if content_hash(skill.skill_md, skill.files) == old_hash:
+                        entry.status = "unchanged"
+                    elif refusal:
+                        entry.reason = f'{entry.source}: "{skill.name}" {refusal}'
+                    else:
+                        entry.status = "updated"
+                        writer.update(entry, skill, version)
+                else:
+                    entry.status = "imported"
+                    pending.append((entry, skill))
+                    pending_bytes += len(skill.skill_md) + sum(len(f.data) for f in skill.files)
+                    if len(pending) >= BATCH_SKILLS or pending_bytes >= BATCH_BYTES:
+                        flush()
+                done += 1
+                if progress is not None and progress(done, entry.source) is False:
+                    return report
+        return report
+    finally:
+        try:
+            flush()
+        finally:
+            writer.close()
+
+
+def _parse(read: _Read, origin: Origin, check_strict: bool, entry: ImportEntry) -> Skill | None:
+    if read.error is not None:
+        entry.reason = read.error
+        return None
+    try:
+        skill = build_skill(read.data, read.folder_name, read.files, origin=origin, source=read.source)
+    except SkillParseError as e:
+        entry.reason = str(e)
+        return None
+    except (ValueError, TypeError) as e:  # frontmatter the studio cannot represent
+        entry.reason = f"{read.source}: cannot read this skill: {e}"
+        return None
+    if check_strict:
+        entry.strict_errors, warnings = _diagnose(read.data, read.folder_name, read.files)
+        entry.warnings.extend(warnings)
+    return skill
+
+
+def _replace_refusal(old_origin: str, old_state: str, origin: Origin) -> str | None:
+    """Why an import may not replace the stored skill of that name, or None."""
+    if old_origin == Origin.BUILTIN.value and origin != Origin.BUILTIN:
+        return "is a builtin skill and is not replaced by an import; copy it into a new skill"
+    if origin == Origin.LLM and not (old_origin == Origin.LLM.value and old_state == Lifecycle.CANDIDATE.value):
+        return ("already exists and has been reviewed; an extracted (llm) version does not replace it "
+                "(import it under another name to review it)")
+    return None
+
+
+def _dedupe_name(store: Store, skill: Skill, seen: dict[str, str], entry: ImportEntry) -> Skill:
+    """Rename a skill whose name an earlier path of this import took, to the first free ``name-N``
+    (free: not taken in this import, and not stored unless it came from this same source)."""
+    if skill.name not in seen:
+        return skill
+    n = 2
+    while True:
+        new_name = f"{skill.name}-{n}"
+        if new_name not in seen and _free_for(store, new_name, entry.source):
+            break
+        n += 1
+    doc = skillmd.parse_document(skill.skill_md, entry.source)
+    text = set_field(doc, "name", new_name)
+    entry.warnings.append(f'name "{skill.name}" is already taken in this import by '
+                          f'{seen[skill.name]}; imported as "{new_name}"')
+    skill.name, skill.folder_name, skill.skill_md = new_name, new_name, text
+    skill.content = skillmd.split(text, entry.source).body
+    return skill
+
+
+def _free_for(store: Store, name: str, source: str) -> bool:
+    try:
+        return store.get(name, with_files=False).source_path == source
+    except NotFound:
+        return True
+
+
+def _diagnose(data: bytes, folder_name: str, files: list[SkillFile]) -> tuple[list[str], list[str]]:
+    """What strict would say (errors) and the lenient warnings, for the import report."""
+    from skill_studio.core import validate
+
+    paths = [f.path for f in files]
+    strict = validate.validate_text(data, folder_name, "strict", files=paths, lints=False)
+    lenient = validate.validate_text(data, folder_name, "lenient", files=paths, lints=False)
+    return ([d.message for d in strict if d.severity == "error"],
+            [d.message for d in lenient if d.severity == "warning"])
