@@ -101,8 +101,33 @@ def main() -> None:
     def search_two():
         store.list(Filters(text=f"{rng.choice(COMMON)} {rng.choice(mid)}"), sort="relevance", limit=200)
 
+    def names_for_filter():
+        store.names(Filters(lifecycle=rng.choice(STATES)))
+
+    keys = {state: store.names(Filters(lifecycle=state)) for state in STATES}
+
+    def page_by_keys():
+        names = keys[rng.choice(STATES)]
+        start = 200 * rng.randrange(max(1, len(names) // 200))
+        store.cards(names[start:start + 200])
+
     measure("page of 200 cards, lifecycle filter (first)", first_page, args.runs)
-    measure("page of 200 cards, lifecycle filter (any page)", page, args.runs)
+    measure("page of 200 cards by keys (any page)", page_by_keys, args.runs)
+    measure("keys of a lifecycle filter (a view's reset)", names_for_filter, args.runs)
+    measure("page of 200 cards by OFFSET (any page)", page, args.runs)
+    def search_box():
+        store.list(Filters(text=rng.choice(mid)), sort="name", limit=200)
+
+    def search_box_typing():
+        w = rng.choice(mid)
+        store.list(Filters(text=w[: max(3, len(w) - 2)]), sort="name", limit=200)
+
+    def search_box_common():
+        store.list(Filters(text=rng.choice(COMMON), lifecycle=rng.choice(STATES)), sort="name", limit=200)
+
+    measure("FTS search box: one word, first 200 by name", search_box, args.runs)
+    measure("FTS search box while typing (prefix), by name", search_box_typing, args.runs)
+    measure("FTS search box: common word + lifecycle tab", search_box_common, args.runs)
     measure("FTS search, one word, top 200 by relevance", search_word, args.runs)
     measure("FTS search, two words, top 200", search_two, args.runs)
     measure("FTS search while typing (prefix), top 200", search_typing, args.runs)

@@ -258,3 +258,34 @@ def test_not_a_database_is_a_clear_error(tmp_path):
     with pytest.raises(StoreError, match="junk.db"):
         Store(path)
     assert path.read_bytes() == b"this is not sqlite" * 100
+
+
+def test_cards_come_back_in_the_order_asked(store):
+    for n in ("a", "b", "c"):
+        store.add(make(n))
+    assert [s.name for s in store.cards(["c", "missing", "a"])] == ["c", "a"]
+    assert store.cards(["b"])[0].content == ""
+
+
+def test_relevance_puts_name_and_description_matches_first(store):
+    store.add(make("body-only", body="# T\n\nMentions kubernetes once.\n"))
+    store.add(make("kubernetes-deploy", description="Deploys to Kubernetes. Use when shipping."))
+    store.add(make("unrelated"))
+    assert [s.name for s in store.list(Filters(text="kubernetes"), sort="relevance")] == [
+        "kubernetes-deploy", "body-only"]
+    assert [s.name for s in store.list(Filters(text="kubernetes"), sort="relevance", limit=1, offset=1)] == [
+        "body-only"]
+
+
+def test_restore_brings_back_an_old_version_as_a_new_one(store):
+    store.add(make("a", files=[SkillFile("notes.md", b"v1 notes")]))
+    v1 = store.get("a")
+    store.update("a", make("a", body="# Title\n\nSecond.\n", files=[SkillFile("notes.md", b"v2 notes")]), 1)
+    restored = store.restore("a", 1, expected_version=2)
+    assert restored.version == 3 and restored.skill_md == v1.skill_md
+    assert restored.files == v1.files
+    assert store.versions("a")[0].note == "restored version 1"
+    with pytest.raises(VersionConflict):
+        store.restore("a", 2, expected_version=2)
+    with pytest.raises(NotFound):
+        store.restore("a", 9, expected_version=3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -42,8 +43,13 @@ class Queries(Connection):
         return [(r[0], r[1], r[2]) for r in self._query(
             "SELECT path, mode, size FROM skill_files WHERE skill = ? ORDER BY path", (name,))]
 
-    def _where(self, flt: Filters) -> tuple[str, list[Any], str]:
-        """WHERE clause, parameters and FTS join over ``skill_cards c`` for the filters."""
+    def _where(self, flt: Filters, *, ranked: bool = False) -> tuple[str, list[Any], str]:
+        """WHERE clause, parameters and FTS join over ``skill_cards c`` for the filters.
+
+        A text search joins the full-text index only when results are ranked by
+        relevance; otherwise it is a set of matching rows, so a sorted page
+        walks an index and stops after the page.
+        """
         clauses, params, join = [], [], ""
         if flt.lifecycle:
             clauses.append("c.lifecycle = ?")
@@ -57,9 +63,12 @@ class Queries(Connection):
         query = fts_query(flt.text) if flt.text else None
         if flt.text and query is None:
             clauses.append("0")
-        if query:
+        if query and ranked:
             join = "JOIN skills_fts ON skills_fts.rowid = c.rowid AND skills_fts MATCH ?"
             params.insert(0, query)
+        elif query:
+            clauses.append("c.rowid IN (SELECT rowid FROM skills_fts WHERE skills_fts MATCH ?)")
+            params.append(query)
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params, join
 
     def _order(self, sort: str, join: str, descending: bool) -> str:
@@ -76,20 +85,45 @@ class Queries(Connection):
         text, metadata and files are left empty): cheap for pages of cards.
         """
         flt = flt or Filters()
-        where, params, join = self._where(flt)
+        where, params, join = self._where(flt, ranked=sort == "relevance")
         if summary:
             select, source = ", ".join(f"c.{col}" for col in CARD_COLUMNS), "skill_cards c"
         else:
             select = ", ".join(f"p.{col}" for col in _ROW_COLUMNS)
             source = "skill_cards c JOIN procedural_memory p ON p.rowid = c.rowid"
-        sql = f"SELECT {select} FROM {source} {join}{where} ORDER BY {self._order(sort, join, descending)}"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        page = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
+        if page and sort == "name" and not join and flt.text and self._many_matches(flt.text):
+            # Many matches: walking the name order and keeping the matches stops after one
+            # page; SQLite would otherwise fetch every match and sort them all.
+            index = "cards_lifecycle_name" if flt.lifecycle else "cards_origin_name" if flt.origin else "cards_name"
+            source += f" INDEXED BY {index}"
+        if sort == "relevance" and join and not descending and not where:
+            # Rank inside the full-text index first, then join only the page's rows.
+            sql = (f"SELECT {select} FROM (SELECT rowid, rank FROM skills_fts WHERE skills_fts MATCH ? "
+                   f"ORDER BY rank{page}) f JOIN {source} ON c.rowid = f.rowid ORDER BY f.rank, c.name")
+        else:
+            sql = f"SELECT {select} FROM {source} {join}{where} ORDER BY {self._order(sort, join, descending)}{page}"
         return [skill_from_row(r) for r in self._query(sql, params)]
+
+    def _many_matches(self, text: str, threshold: int = 1000) -> bool:
+        query = fts_query(text)
+        if not query:
+            return False
+        n = self._query("SELECT count(*) FROM (SELECT rowid FROM skills_fts WHERE skills_fts MATCH ? "
+                        f"LIMIT {threshold + 1})", (query,))[0][0]
+        return n > threshold
+
+    def cards(self, names: list[str]) -> list[Skill]:
+        """The card fields of the named skills, in the order given (unknown names left out):
+        what a view that holds only names fetches for the rows it shows."""
+        rows = {r["name"]: r for r in self._query(
+            f"SELECT {', '.join(CARD_COLUMNS)} FROM skill_cards WHERE name IN "
+            "(SELECT value FROM json_each(?))", (json.dumps(names),))}
+        return [skill_from_row(rows[n]) for n in names if n in rows]
 
     def names(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False) -> list[str]:
         """Just the names of the matching skills, in order (what a list model holds)."""
-        where, params, join = self._where(flt or Filters())
+        where, params, join = self._where(flt or Filters(), ranked=sort == "relevance")
         return [r[0] for r in self._query(
             f"SELECT c.name FROM skill_cards c {join}{where} ORDER BY {self._order(sort, join, descending)}",
             params)]
@@ -106,6 +140,13 @@ class Queries(Connection):
         flt = flt or Filters()
         out: dict[str, dict[str, int]] = {"lifecycle": {s.value: 0 for s in Lifecycle},
                                           "origin": {o.value: 0 for o in Origin}}
+        if not (flt.lifecycle or flt.origin):  # one pass serves both
+            where, params, join = self._where(flt)
+            for state, origin, n in self._query(f"SELECT c.lifecycle, c.origin, count(*) FROM skill_cards c "
+                                                f"{join}{where} GROUP BY c.lifecycle, c.origin", params):
+                out["lifecycle"][state] += n
+                out["origin"][origin] += n
+            return out
         for column in ("lifecycle", "origin"):
             where, params, join = self._where(replace(flt, **{column: None}))
             for value, n in self._query(f"SELECT c.{column}, count(*) FROM skill_cards c "

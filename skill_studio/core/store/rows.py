@@ -119,18 +119,24 @@ def row_values(s: Skill) -> tuple[Any, ...]:
     return tuple(values)
 
 
+_LIFECYCLES = {s.value: s for s in Lifecycle}
+_ORIGINS = {o.value: o for o in Origin}
+_TIERS = {int(t): t for t in TrustTier}
+_EMPTY_JSON = {"[]": list, "{}": dict}
+
+
 def skill_from_row(row: sqlite3.Row) -> Skill:
-    keys = row.keys()
+    """A Skill from a procedural_memory or skill_cards row (whatever columns it has)."""
     values: dict[str, Any] = {}
-    for k in keys:
-        v = row[k]
+    for k, v in zip(row.keys(), row):
         if k in _JSON_COLUMNS:
-            v = json.loads(v)
+            empty = _EMPTY_JSON.get(v)
+            v = empty() if empty else json.loads(v)
         values[k] = v
     head = values.pop("head", None)
-    values["origin"] = Origin(values["origin"])
-    values["lifecycle"] = Lifecycle(values["lifecycle"])
-    values["trust_tier"] = TrustTier(values["trust_tier"])
+    values["origin"] = _ORIGINS[values["origin"]]
+    values["lifecycle"] = _LIFECYCLES[values["lifecycle"]]
+    values["trust_tier"] = _TIERS[values["trust_tier"]]
     values["pinned"] = bool(values["pinned"])
     skill = Skill(**values)
     if head is not None:

@@ -74,9 +74,10 @@ CREATE TABLE skill_cards (
     folder_name     TEXT,
     content_hash    TEXT NOT NULL
 );
-CREATE INDEX cards_lifecycle_name ON skill_cards (lifecycle, name COLLATE NOCASE);
-CREATE INDEX cards_origin_name ON skill_cards (origin, name COLLATE NOCASE);
-CREATE INDEX cards_name ON skill_cards (name COLLATE NOCASE);
+CREATE INDEX cards_lifecycle_name ON skill_cards (lifecycle, name COLLATE NOCASE, name);
+CREATE INDEX cards_lifecycle_origin ON skill_cards (lifecycle, origin);
+CREATE INDEX cards_origin_name ON skill_cards (origin, name COLLATE NOCASE, name);
+CREATE INDEX cards_name ON skill_cards (name COLLATE NOCASE, name);
 CREATE INDEX cards_utility ON skill_cards (utility_score);
 CREATE INDEX cards_success ON skill_cards (success_rate);
 CREATE INDEX cards_freshness ON skill_cards (freshness);

@@ -118,6 +118,21 @@ class Store(Queries, History):
             self._write_version(s, author or self.actor, note or "edited", stamp)
             return self.get(s.name)
 
+    def restore(self, name: str, version: int, expected_version: int, *, author: str | None = None) -> Skill:
+        """Make an earlier version's SKILL.md and files the current ones, as a new version
+        (history is never rewritten). Raises NotFound, VersionConflict, ReadOnlySkill."""
+        from skill_studio.core import skillmd
+        from skill_studio.core.fields import to_skill
+
+        text, files = self.version_text(name, version)
+        current = self.get(name, with_files=False)
+        doc = skillmd.parse_document(text, f"{name} version {version}")
+        old = to_skill(doc, current.folder_name, files=files, md_filename=current.md_filename,
+                       source_path=current.source_path)
+        if old.name != name:  # restoring never renames; the name in the text is the old one's
+            old.name = name
+        return self.update(name, old, expected_version, author=author, note=f"restored version {version}")
+
     def _check_rename(self, old: str, new: str) -> None:
         if new in self:
             raise AlreadyExists(f'cannot rename "{old}": a skill named "{new}" exists')
