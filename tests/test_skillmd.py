@@ -233,3 +233,19 @@ def test_setting_a_metadata_field_keeps_everything_else(skill, key, value):
     expected = dict(fields)
     expected["metadata"] = {**fields.get("metadata", {}), key: value}
     assert new.data == expected
+
+
+def test_studio_fields_are_written_where_they_are_or_under_metadata():
+    from skill_studio.core.fields import set_studio_field
+
+    cortex = parse_document("---\nname: a\ndescription: b\ntags: [x, y]\ntriggerPattern: ship it\n---\n")
+    out = set_studio_field(cortex, "tags", ["x", "z"])
+    assert _changed_lines(cortex.text, out) == [("-", "tags: [x, y]"), ("+", "tags:"), ("+", "  - x"), ("+", "  - z")]
+    assert to_skill(parse_document(out)).tags == ["x", "z"]
+    out = set_studio_field(cortex, "trigger_pattern", "deploy|ship")
+    assert _changed_lines(cortex.text, out) == [("-", "triggerPattern: ship it"), ("+", 'triggerPattern: "deploy|ship"')]
+    plain = parse_document(ORIGINAL)
+    out = set_studio_field(plain, "depends_on", ["git-basics", "style"])
+    assert _changed_lines(ORIGINAL, out) == [("+", "  depends-on: git-basics style")]
+    out = set_studio_field(plain, "tags", [])
+    assert "tags" not in parse_document(out).data["metadata"]

@@ -172,3 +172,30 @@ def to_skill(doc: SkillDocument, folder_name: str | None = None, **overrides: An
         **fields,
         **overrides,
     )
+
+
+def set_studio_field(doc: SkillDocument, field_name: str, value: Any) -> str:
+    """SKILL.md text with one studio field (tags, depends_on, conflicts_with, trigger_pattern,
+    parent_skill_id) set, everything else unchanged.
+
+    A field the file already has is rewritten where it is, in the same shape (a
+    top-level list stays a list); a new one goes under ``metadata`` as a
+    string, lists space-separated, so the file still passes the strict
+    profile. An empty value removes the field.
+    """
+    from skill_studio.core.frontmatter import set_field
+
+    if field_name in LIST_FIELDS:
+        items = _as_list(value)
+        value = items or None
+    else:
+        value = str(value).strip() if value is not None and str(value).strip() else None
+    loc = field_location(doc.data, field_name)
+    if loc is not None and loc[0] is None:  # top level, as Cortex-style files have it
+        key = loc[1]
+        if value is not None and field_name in LIST_FIELDS and not isinstance(doc.data[key], list):
+            value = " ".join(value)
+        return set_field(doc, key, value)
+    if isinstance(value, list):
+        value = " ".join(value)
+    return set_field(doc, metadata_key(field_name), value, under="metadata")
