@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .skillmd import count_lines
+
 __all__ = ["Diagnostic", "Parsed", "Severity", "count_lines", "err", "errors", "info", "is_valid", "warn"]
 
 
@@ -52,11 +54,6 @@ def warn(code: str, message: str, line: int | None = None, hint: str | None = No
 def info(code: str, message: str, line: int | None = None, hint: str | None = None) -> Diagnostic:
     """An information diagnostic."""
     return Diagnostic(code, Severity.INFO, message, line, hint)
-
-
-def count_lines(text: str) -> int:
-    """The number of line breaks in ``text`` (LF, CR or CRLF each count once)."""
-    return text.count("\n") + text.count("\r") - text.count("\r\n")
 
 
 @dataclass

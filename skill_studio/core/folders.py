@@ -61,7 +61,9 @@ def discover(root: str | os.PathLike, max_depth: int = MAX_DEPTH) -> list[Path]:
     return sorted(found, key=lambda p: str(p))
 
 
-def find_skill_md(folder: Path) -> Path | None:
+def find_skill_md(folder: str | os.PathLike) -> Path | None:
+    """The skill's SKILL.md (or skill.md) path, or None when it has neither."""
+    folder = Path(folder)
     for name in ("SKILL.md", "skill.md"):
         if (folder / name).is_file():
             return folder / name

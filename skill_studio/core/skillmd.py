@@ -64,11 +64,11 @@ class SkillDocument:
     @property
     def frontmatter_line(self) -> int:
         """1-based line of SKILL.md where the frontmatter's first line sits."""
-        return _count_lines(self.prefix + self.open_fence) + 1
+        return count_lines(self.prefix + self.open_fence) + 1
 
     @property
     def body_line(self) -> int:
-        return _count_lines(self.head) + 1
+        return count_lines(self.head) + 1
 
     @property
     def newline(self) -> str:
@@ -76,7 +76,8 @@ class SkillDocument:
         return m.group(0) if m else "\n"
 
 
-def _count_lines(text: str) -> int:
+def count_lines(text: str) -> int:
+    """The number of line breaks in ``text`` (LF, CR or CRLF each count once)."""
     return text.count("\n") + text.count("\r") - text.count("\r\n")
 
 
@@ -142,7 +143,7 @@ def split(text: str, path: str | None = None) -> SkillDocument:
                 frontmatter_text=text[fm_start:m.start()], close_fence=m.group(0),
                 body=text[m.end():], path=path)
     raise SkillParseError("SKILL.md frontmatter not properly closed with ---", path,
-                          _count_lines(text[:open_start]) + 1, 1)
+                          count_lines(text[:open_start]) + 1, 1)
 
 
 def load_yaml(text: str, path: str | None = None, first_line: int = 1) -> Any:

@@ -71,6 +71,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, Severity, err, errors, is_valid
+from .folders import SKIP_IN_SKILL, find_skill_md
 from .lenient import check_lenient
 from .lints import MAX_BODY_LINES, lint_body, lint_data
 from .strict import (
@@ -152,26 +153,14 @@ def validate_text(data: bytes | str, folder_name: str | None, profile: str = "st
     return diags
 
 
-_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
-
-
 def _skill_files(skill_dir: Path) -> list[str]:
     out: list[str] = []
     for root, dirs, names in os.walk(skill_dir):
-        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        dirs[:] = [d for d in dirs if d not in SKIP_IN_SKILL]
         rel = Path(root).relative_to(skill_dir)
         for n in names:
             out.append((rel / n).as_posix())
     return out
-
-
-def find_skill_md(skill_dir: str | os.PathLike[str]) -> Path | None:
-    """The skill's SKILL.md (or skill.md) path, or None when it has neither."""
-    for name in ("SKILL.md", "skill.md"):
-        candidate = Path(skill_dir) / name
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def validate_dir(skill_dir: str | os.PathLike[str], profile: str = "strict", *,
