@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from skill_studio.core.archive_write import write_skill_archive
 from skill_studio.core.archive import (
     ARCHIVE_MAGICS,
     NESTED_ARCHIVE_SUFFIXES,
@@ -25,7 +26,6 @@ from skill_studio.core.archive import (
     ArchivedSkill,
     read_skill_archive,
     safe_relative_path,
-    write_skill_archive,
 )
 from skill_studio.core.model import SkillFile
 
@@ -271,7 +271,7 @@ def test_write_failure_leaves_nothing_behind(tmp_path, monkeypatch):
     def broken_fsync(fd):
         raise OSError("disk on fire")
 
-    monkeypatch.setattr("skill_studio.core.archive.os.fsync", broken_fsync)
+    monkeypatch.setattr("skill_studio.core.archive_write.os.fsync", broken_fsync)
     with pytest.raises(OSError, match="disk on fire"):
         write_skill_archive(dest, "my-skill", sample_files())
     assert list(tmp_path.iterdir()) == [dest]

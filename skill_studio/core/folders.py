@@ -200,7 +200,7 @@ def export_folder(skill: Skill, dest_dir: str | os.PathLike) -> Path:
 
 def export_archive(skill: Skill, dest_dir: str | os.PathLike, suffix: str = ".zip") -> Path:
     """Write the skill as ``dest_dir/<folder><suffix>`` holding one ``<folder>/``; returns the path."""
-    from skill_studio.core.archive import write_skill_archive
+    from skill_studio.core.archive_write import write_skill_archive
 
     folder = _folder_name(skill)
     Path(dest_dir).mkdir(parents=True, exist_ok=True)
