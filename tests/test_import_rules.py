@@ -192,3 +192,21 @@ def test_read_only_store_is_one_clear_error(tmp_path):
         with Store(path) as s:
             write_skill(tmp_path, "a")
             import_paths(s, [tmp_path / "a"])
+
+
+def test_lenient_check_of_a_parsed_document_matches_the_check_of_its_bytes():
+    from conftest import REAL_WORLD, skill_folders
+    from skill_studio.core import skillmd, validate
+
+    checked = 0
+    for folder in skill_folders(REAL_WORLD):
+        md = folder / "SKILL.md" if (folder / "SKILL.md").exists() else folder / "skill.md"
+        data = md.read_bytes()
+        try:
+            doc = skillmd.parse_document(data, str(md))
+        except skillmd.SkillParseError:
+            continue
+        plain = validate.validate_text(data, folder.name, "lenient", path=str(md))
+        assert validate.validate_text(data, folder.name, "lenient", path=str(md), document=doc) == plain
+        checked += 1
+    assert checked > 30

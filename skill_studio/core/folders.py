@@ -125,7 +125,13 @@ def build_skill(data: bytes, folder_name: str, files: list[SkillFile], *, origin
     Raises SkillParseError (file, line, column) when it cannot be loaded leniently:
     unreadable frontmatter, or a missing or empty description.
     """
-    doc = skillmd.parse_document(data, source)
+    return skill_from_document(skillmd.parse_document(data, source), folder_name, files, origin=origin,
+                               source=source)
+
+
+def skill_from_document(doc: skillmd.SkillDocument, folder_name: str, files: list[SkillFile], *,
+                        origin: Origin, source: str) -> Skill:
+    """A Skill from a parsed SKILL.md, as ``build_skill`` makes it; raises SkillParseError likewise."""
     skill = to_skill(doc, folder_name)
     if not skill.description:
         line = _key_line(doc, "description")

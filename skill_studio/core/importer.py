@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from skill_studio.core import skillmd
-from skill_studio.core.folders import (ARCHIVE_SUFFIXES, FolderError, build_skill, discover, find_skill_md,
-                                       read_folder)
+from skill_studio.core.folders import (ARCHIVE_SUFFIXES, FolderError, discover, find_skill_md, read_folder,
+                                       skill_from_document)
 from skill_studio.core.frontmatter import set_field
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
 from skill_studio.core.skillmd import SkillParseError
@@ -218,7 +218,8 @@ def _parse(read: _Read, origin: Origin, check_strict: bool, entry: ImportEntry) 
         entry.reason = read.error
         return None
     try:
-        skill = build_skill(read.data, read.folder_name, read.files, origin=origin, source=read.source)
+        doc = skillmd.parse_document(read.data, read.source)
+        skill = skill_from_document(doc, read.folder_name, read.files, origin=origin, source=read.source)
     except SkillParseError as e:
         entry.reason = str(e)
         return None
@@ -226,7 +227,7 @@ def _parse(read: _Read, origin: Origin, check_strict: bool, entry: ImportEntry) 
         entry.reason = f"{read.source}: cannot read this skill: {e}"
         return None
     if check_strict:
-        entry.strict_errors, warnings = _diagnose(read.data, read.folder_name, read.files)
+        entry.strict_errors, warnings = _diagnose(read.data, read.folder_name, read.files, doc)
         entry.warnings.extend(warnings)
     return skill
 
@@ -268,12 +269,13 @@ def _free_for(store: Store, name: str, source: str) -> bool:
         return True
 
 
-def _diagnose(data: bytes, folder_name: str, files: list[SkillFile]) -> tuple[list[str], list[str]]:
+def _diagnose(data: bytes, folder_name: str, files: list[SkillFile],
+              doc: skillmd.SkillDocument) -> tuple[list[str], list[str]]:
     """What strict would say (errors) and the lenient warnings, for the import report."""
     from skill_studio.core import validate
 
     paths = [f.path for f in files]
     strict = validate.validate_text(data, folder_name, "strict", files=paths, lints=False)
-    lenient = validate.validate_text(data, folder_name, "lenient", files=paths, lints=False)
+    lenient = validate.validate_text(data, folder_name, "lenient", files=paths, lints=False, document=doc)
     return ([d.message for d in strict if d.severity == "error"],
             [d.message for d in lenient if d.severity == "warning"])

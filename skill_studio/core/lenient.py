@@ -13,7 +13,7 @@ except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 from .diagnostics import Diagnostic, Parsed, err, info, warn
-from .skillmd import SkillParseError, decode, parse_document, quote_scalar_double, split
+from .skillmd import SkillDocument, SkillParseError, decode, parse_document, quote_scalar_double, split
 from .strict import (
     ALLOWED_FIELDS,
     MAX_COMPATIBILITY_LENGTH,
@@ -38,12 +38,14 @@ def _suggest_name(name: str) -> str:
     return re.sub(r"-{2,}", "-", slug)[:MAX_NAME_LENGTH].strip("-")
 
 
-def _key_lines(fm_text: str, first_line: int) -> tuple[dict[str, int], dict[str, int], list[tuple[str, int]]]:
+def _key_lines(fm_text: str, first_line: int,
+               root: yaml.Node | None = None) -> tuple[dict[str, int], dict[str, int], list[tuple[str, int]]]:
     """Lines of the top-level and metadata keys, and the repeated keys (dotted) with their lines."""
-    try:
-        root = yaml.compose(fm_text, Loader=_Loader)
-    except yaml.YAMLError:
-        return {}, {}, []
+    if root is None:
+        try:
+            root = yaml.compose(fm_text, Loader=_Loader)
+        except yaml.YAMLError:
+            return {}, {}, []
     lines: dict[str, int] = {}
     meta: dict[str, int] = {}
     repeated: list[tuple[str, int]] = []
@@ -64,13 +66,20 @@ def _key_lines(fm_text: str, first_line: int) -> tuple[dict[str, int], dict[str,
     return lines, meta, repeated
 
 
-def check_lenient(raw: bytes | str, folder_name: str | None,
-                  path: str | None) -> tuple[list[Diagnostic], Parsed | None]:
-    """The lenient profile's diagnostics for SKILL.md content, and what it read (None when unsplit)."""
+def check_lenient(raw: bytes | str, folder_name: str | None, path: str | None,
+                  document: SkillDocument | None = None) -> tuple[list[Diagnostic], Parsed | None]:
+    """The lenient profile's diagnostics for SKILL.md content, and what it read (None when unsplit).
+
+    ``document`` is the same content already parsed by ``parse_document``: it is not parsed again.
+    """
     where = path or "SKILL.md"
+    text = raw
     try:
-        text = decode(bytes(raw), path) if isinstance(raw, (bytes, bytearray)) else raw
-        doc = parse_document(text, path)
+        if document is not None:
+            doc = document
+        else:
+            text = decode(bytes(raw), path) if isinstance(raw, (bytes, bytearray)) else raw
+            doc = parse_document(text, path)
     except SkillParseError as e:
         code = _PARSE_CODES.get(e.message)
         if code is None:
@@ -90,7 +99,7 @@ def check_lenient(raw: bytes | str, folder_name: str | None,
         return [err(code, f"{loc}: {e.message}", e.line, e.hint)], parsed
 
     data = doc.data
-    lines, meta_lines, repeated = _key_lines(doc.frontmatter_text, doc.frontmatter_line)
+    lines, meta_lines, repeated = _key_lines(doc.frontmatter_text, doc.frontmatter_line, doc.node)
     fence_line = doc.frontmatter_line - 1
     parsed = Parsed(data=data, key_lines=lines, meta_lines=meta_lines, body=doc.body,
                     body_line=doc.body_line)

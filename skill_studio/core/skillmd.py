@@ -55,6 +55,7 @@ class SkillDocument:
     body: str
     data: dict[str, Any] = field(default_factory=dict)
     path: str | None = None
+    node: Any = None  # the frontmatter's YAML node tree (with line marks), when parsed
 
     @property
     def head(self) -> str:
@@ -197,7 +198,15 @@ def parse_document(data: bytes | str, path: str | None = None) -> SkillDocument:
     text = decode(data, path) if isinstance(data, (bytes, bytearray)) else data
     doc = split(text, path)
     first = doc.frontmatter_line
-    loaded = load_yaml(doc.frontmatter_text, path, first)
+    loader = _Loader(doc.frontmatter_text)
+    try:
+        node = loader.get_single_node()
+        loaded = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as e:
+        raise _yaml_error(e, doc.frontmatter_text, path, first) from None
+    finally:
+        loader.dispose()
+    doc.node = node
     if loaded is None:
         loaded = {}
     if not isinstance(loaded, dict):

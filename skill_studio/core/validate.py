@@ -72,6 +72,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic, Severity, err, errors, is_valid
 from .folders import SKIP_IN_SKILL, find_skill_md
+from .skillmd import SkillDocument
 from .lenient import check_lenient
 from .lints import MAX_BODY_LINES, lint_body, lint_data
 from .strict import (
@@ -127,7 +128,8 @@ def _claude_upload(data: dict[str, Any], lines: dict[str, int]) -> list[Diagnost
 
 def validate_text(data: bytes | str, folder_name: str | None, profile: str = "strict", *,
                   files: Collection[str] | None = None, library_names: Collection[str] | None = None,
-                  path: str | None = None, lints: bool = True) -> list[Diagnostic]:
+                  path: str | None = None, lints: bool = True,
+                  document: SkillDocument | None = None) -> list[Diagnostic]:
     """Validate SKILL.md content (bytes as stored, or text) under a profile.
 
     Returns the diagnostics in order: the profile's own (strict ones in the
@@ -135,12 +137,14 @@ def validate_text(data: bytes | str, folder_name: str | None, profile: str = "st
     (warnings and information only). ``folder_name`` is the skill folder's name
     (None skips the folder checks); ``files`` the skill's file paths relative to
     its folder (enables the link lint); ``library_names`` the names of the
-    library's skills (enables the duplicate-name and studio-field lints).
+    library's skills (enables the duplicate-name and studio-field lints);
+    ``document`` the same content already parsed by ``parse_document`` (lenient
+    then does not parse it again).
     """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
     if profile == "lenient":
-        diags, parsed = check_lenient(data, folder_name, path)
+        diags, parsed = check_lenient(data, folder_name, path, document)
     else:
         diags, parsed = check_strict(data, folder_name)
         if profile == "claude-upload" and parsed is not None and parsed.data is not None:
