@@ -287,11 +287,18 @@ def cmd_overview(args: argparse.Namespace) -> int:
 
 # --- parser -------------------------------------------------------------------
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are one line too (``--help`` still shows the whole usage)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="skill-studio", description="Build, review and maintain agent skills.")
+    p = _Parser(prog="skill-studio", description="Build, review and maintain agent skills.")
     p.add_argument("--version", action="version", version=f"skill-studio {__version__}")
     p.add_argument("--store", metavar="PATH", help="the store file (default: the user's store)")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def add(name: str, help_: str, func, json_flag: bool = True) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_, description=help_)

@@ -156,3 +156,9 @@ def test_first_run_creates_and_seeds_the_default_store(tmp_path, monkeypatch):
     assert {s["trust_tier"] for s in skills} == {1, 2, 3, 4}
     r = subprocess.run([sys.executable, "-m", "skill_studio"], capture_output=True, text=True)
     assert r.returncode == 0 and "10 skills" in r.stdout
+
+
+@pytest.mark.parametrize("argv", [["export"], ["list", "--lifecycle", "bogus"], ["nope"], ["validate"]])
+def test_usage_mistakes_are_one_line(argv):
+    r = subprocess.run([sys.executable, "-m", "skill_studio", *argv], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("skill-studio")
