@@ -271,8 +271,26 @@ def _location(s: Skill) -> str:
                    f"(skill-studio export {s.name} --to DIR) and name that folder", 1)
 
 
+def cmd_window(args: argparse.Namespace) -> int:
+    """No command: open the window on the store (created and seeded on first run).
+
+    Where no display can be opened, the library is shown as text instead.
+    """
+    from skill_studio.ui.app import display_available, run
+
+    if not display_available():
+        print("skill-studio: no display to open the window on; showing the library as text",
+              file=sys.stderr)
+        return cmd_overview(args)
+    store = _open_store(args)
+    try:
+        return run(store)
+    finally:
+        store.close()
+
+
 def cmd_overview(args: argparse.Namespace) -> int:
-    """No command: open (and on first run create and seed) the store and show the library."""
+    """The store and its library as text."""
     with _open_store(args) as store:
         stats = store.stats()
         path = store.path
@@ -343,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    func = getattr(args, "func", cmd_overview)
+    func = getattr(args, "func", cmd_window)
     try:
         return func(args)
     except CliError as e:

@@ -31,6 +31,17 @@ def store(tmp_path):
 
 
 @pytest.fixture
+def seeded_store(tmp_path):
+    """A store seeded with the sample skills (every origin, lifecycle state and trust tier)."""
+    from skill_studio.core.samples import seed
+    from skill_studio.core.store import Store
+
+    with Store(tmp_path / "store.db", actor="tester") as store:
+        seed(store)
+        yield store
+
+
+@pytest.fixture
 def real_world(tmp_path):
     """A copy of the real-world fixtures, with the .git folder git itself cannot hold."""
     dest = tmp_path / "real_world"

@@ -19,6 +19,10 @@ class Queries(Connection):
     def __contains__(self, name: str) -> bool:
         return bool(self._query("SELECT 1 FROM skill_cards WHERE name = ?", (name,)))
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits to this store."""
+        return self._query("PRAGMA data_version")[0][0]
+
     def __len__(self) -> int:
         return self._query("SELECT count(*) FROM skill_cards")[0][0]
 

@@ -1,0 +1,1 @@
+"""Skill Studio's PySide6 interface: the window and panels over the core."""

@@ -1,0 +1,277 @@
+"""The main window: a frame that assembles the browser, the detail panel, menus and the toolbar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (QApplication, QMainWindow, QMessageBox, QSplitter, QVBoxLayout,
+                               QWidget)
+
+from skill_studio import __version__
+from skill_studio.core.store import Store
+from skill_studio.ui import theme
+from skill_studio.ui.browser import BrowserWidget
+from skill_studio.ui.detail_panel import DetailPanel
+from skill_studio.ui.models import SkillListModel
+from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.stats_bar import StatsBar
+from skill_studio.ui.store_watch import StoreWatcher
+
+
+class MainWindow(QMainWindow):
+    """Skill Studio's window over one store."""
+
+    storeChanged = Signal()  # this window changed the store (import, new, delete)
+
+    def __init__(self, store: Store, settings: StudioSettings, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.store = store
+        self.settings = settings
+        self.setWindowTitle(f"Skill Studio — {store.path.name}")
+        self.setAcceptDrops(True)
+
+        self.model = SkillListModel(store, self)
+        self.browser = BrowserWidget(self.model, self)
+        self.stats = StatsBar(store, self)
+        self.details = DetailPanel(store, self)
+
+        left = QWidget(self)
+        layout = QVBoxLayout(left)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.browser, 1)
+        layout.addWidget(self.stats)
+        self.splitter = QSplitter(Qt.Horizontal, self)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.details)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([900, 360])
+        self.setCentralWidget(self.splitter)
+
+        self.actions: dict[str, QAction] = {}
+        self.import_report = None
+        self._build_actions()
+        self._build_menus()
+        self._build_toolbar()
+        self.statusBar().showMessage(f"Store: {store.path}")
+
+        self.browser.selectionChanged.connect(self._on_selection)
+        self.browser.filtersChanged.connect(self.stats.update_stats)
+        self.browser.skillActivated.connect(self.details.show_skill)
+        self.details.skillLinkActivated.connect(self.reveal)
+        self.watcher = StoreWatcher(store, parent=self)
+        self.watcher.changedElsewhere.connect(self.refresh)
+
+        self.browser.restore_state(settings.browser_state)
+        self.model.reload() if self.model.rowCount() == 0 else None
+        self.browser.refresh()
+        self.stats.update_stats(self.model.filters)
+        self._on_selection(self.browser.selected_names())
+        self._restore_geometry()
+
+    # --- actions --------------------------------------------------------------
+
+    def _action(self, key: str, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        action.setObjectName(key)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setToolTip(tip or text.replace("&", "").replace("…", ""))
+        action.setStatusTip(action.toolTip())
+        action.triggered.connect(slot)
+        self.actions[key] = action
+        return action
+
+    def _build_actions(self) -> None:
+        a = self._action
+        a("new_skill", "&New skill…", self.new_skill, QKeySequence.New, "Create a skill from the template")
+        a("import", "&Import…", self.import_dialog, "Ctrl+I", "Import skill folders or .skill/.zip files")
+        a("export", "&Export selection…", lambda: self.export_selection(False), "Ctrl+E",
+          "Write the selected skills as folders")
+        a("export_zip", "Export selection as &zip…", lambda: self.export_selection(True), "Ctrl+Shift+E",
+          "Write each selected skill as a .zip")
+        a("delete", "&Delete…", self.delete_selection, QKeySequence.Delete, "Delete the selected skills")
+        a("quit", "&Quit", self.close, QKeySequence.Quit)
+        a("find", "&Find", self.browser.focus_search, QKeySequence.Find, "Search skills")
+        a("select_all", "Select &all", self.browser.select_all, QKeySequence.SelectAll)
+        a("view_cards", "&Cards", lambda: self.set_view_mode("cards"), "Ctrl+1", "Show skills as cards")
+        a("view_list", "&List", lambda: self.set_view_mode("list"), "Ctrl+2", "Show skills as a list")
+        a("refresh", "&Refresh", self.refresh, QKeySequence.Refresh, "Read the store again")
+        a("about", "&About Skill Studio", self.about)
+        group = QActionGroup(self)
+        for key in ("view_cards", "view_list"):
+            self.actions[key].setCheckable(True)
+            group.addAction(self.actions[key])
+        self.theme_group = QActionGroup(self)
+        for name in ("system", "light", "dark"):
+            act = a(f"theme_{name}", name.capitalize(), lambda checked=False, n=name: self.set_theme(n))
+            act.setCheckable(True)
+            act.setChecked(self.settings.theme == name)
+            self.theme_group.addAction(act)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        for key in ("new_skill", "import", "export", "export_zip"):
+            file_menu.addAction(self.actions[key])
+        file_menu.addSeparator()
+        file_menu.addAction(self.actions["quit"])
+        edit = bar.addMenu("&Edit")
+        edit.addAction(self.actions["find"])
+        edit.addAction(self.actions["select_all"])
+        view = bar.addMenu("&View")
+        view.addAction(self.actions["view_cards"])
+        view.addAction(self.actions["view_list"])
+        view.addSeparator()
+        themes = view.addMenu("&Theme")
+        for name in ("system", "light", "dark"):
+            themes.addAction(self.actions[f"theme_{name}"])
+        view.addSeparator()
+        view.addAction(self.actions["refresh"])
+        skill = bar.addMenu("&Skill")
+        skill.addAction(self.actions["export"])
+        skill.addAction(self.actions["export_zip"])
+        skill.addSeparator()
+        skill.addAction(self.actions["delete"])
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.actions["about"])
+
+    def _build_toolbar(self) -> None:
+        tb = self.addToolBar("Main")
+        tb.setObjectName("main_toolbar")
+        tb.setMovable(False)
+        tb.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        for key in ("new_skill", "import", "export", "delete"):
+            tb.addAction(self.actions[key])
+        tb.addSeparator()
+        tb.addAction(self.actions["view_cards"])
+        tb.addAction(self.actions["view_list"])
+
+    # --- behaviour ------------------------------------------------------------
+
+    def _on_selection(self, names: list) -> None:
+        self.details.show_skill(names[0] if len(names) == 1 else None)
+        has = bool(names)
+        for key in ("export", "export_zip", "delete"):
+            self.actions[key].setEnabled(has)
+        count = f"{len(names)} selected" if len(names) > 1 else ""
+        self.statusBar().showMessage(count or f"Store: {self.store.path}")
+
+    def set_view_mode(self, mode: str) -> None:
+        self.browser.set_view_mode(mode)
+        self.actions["view_cards" if mode == "cards" else "view_list"].setChecked(True)
+
+    def set_theme(self, name: str) -> None:
+        self.settings.theme = name
+        theme.apply_theme(QApplication.instance(), theme.tokens_for(name))
+        self.browser.viewport_update() if hasattr(self.browser, "viewport_update") else self.browser.update()
+
+    def reveal(self, name: str) -> None:
+        """Show a skill: clear filters that hide it, select it in the browser."""
+        if self.model.row_of(name) < 0:
+            self.browser.clear_filters()
+        self.browser.select_name(name)
+        self.details.show_skill(name)
+
+    def refresh(self) -> None:
+        self.browser.refresh()
+        self.stats.update_stats(self.model.filters)
+        self._on_selection(self.browser.selected_names())
+
+    def _changed(self) -> None:
+        self.refresh()
+        self.storeChanged.emit()
+
+    def import_paths(self, paths: list[str]) -> None:
+        from skill_studio.ui.import_flow import run_import
+
+        if paths and run_import(self, self.store, paths, show_report=self._show_import_report) is not None:
+            self._changed()
+
+    def _show_import_report(self, parent, report) -> None:
+        """The report opens beside the window (not modal), so the user can read it while working."""
+        from skill_studio.ui.import_flow import ImportReportDialog
+
+        self.import_report = ImportReportDialog(report, self)
+        self.import_report.setAttribute(Qt.WA_DeleteOnClose)
+        self.import_report.show()
+        self.statusBar().showMessage(f"Import: {report.summary}")
+
+    def import_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        dialog = QFileDialog(self, "Import skills")
+        dialog.setFileMode(QFileDialog.Directory)
+        dialog.setOption(QFileDialog.ShowDirsOnly, False)
+        if dialog.exec():
+            self.import_paths(dialog.selectedFiles())
+
+    def export_selection(self, as_zip: bool) -> None:
+        from skill_studio.ui.skill_actions import export_skills
+
+        names = self.browser.selected_names()
+        if names:
+            written = export_skills(self, self.store, names, as_zip=as_zip)
+            if written:
+                self.statusBar().showMessage(f"Exported {len(written)} skill(s) to {Path(written[0]).parent}")
+
+    def new_skill(self) -> None:
+        from skill_studio.ui.skill_actions import new_skill
+
+        name = new_skill(self, self.store)
+        if name:
+            self._changed()
+            self.reveal(name)
+
+    def delete_selection(self) -> None:
+        from skill_studio.ui.skill_actions import delete_skills
+
+        names = self.browser.selected_names()
+        if names and delete_skills(self, self.store, names):
+            self._changed()
+
+    def about(self) -> None:
+        QMessageBox.about(self, "About Skill Studio",
+                          f"<h3>Skill Studio {__version__}</h3>"
+                          "<p>Build, review and maintain libraries of agent skills.</p>"
+                          f"<p>Store: {self.store.path}</p>")
+
+    # --- drag and drop --------------------------------------------------------
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    dragMoveEvent = dragEnterEvent
+
+    def dropEvent(self, event) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        event.acceptProposedAction()
+        self.import_paths(paths)
+
+    # --- geometry -------------------------------------------------------------
+
+    def _restore_geometry(self) -> None:
+        geometry = self.settings.geometry("geometry")
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1280, 800)
+        splitter = self.settings.geometry("splitter")
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+        self.actions["view_cards" if self.browser.view_mode() == "cards" else "view_list"].setChecked(True)
+
+    def save_state(self) -> None:
+        self.settings.set_geometry("geometry", self.saveGeometry())
+        self.settings.set_geometry("splitter", self.splitter.saveState())
+        self.settings.browser_state = self.browser.state()
+        self.settings.sync()
+
+    def closeEvent(self, event) -> None:
+        self.watcher.stop()
+        self.save_state()
+        super().closeEvent(event)

@@ -1,0 +1,210 @@
+"""The one model over the store: skill names for the current filter, cards fetched a page at a time."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from datetime import datetime, timezone
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from skill_studio.core.model import Lifecycle, Skill, TrustTier
+from skill_studio.core.store import Filters, Store
+
+SKILL_ROLE = Qt.UserRole + 1   # the row's Skill (card fields only: no body, no files)
+NAME_ROLE = Qt.UserRole + 2    # the row's skill name
+SORT_ROLE = Qt.UserRole + 3
+
+#: (store sort key, header) per column, in column order.
+COLUMNS: list[tuple[str, str]] = [
+    ("name", "Name"), ("lifecycle", "Lifecycle"), ("trust", "Trust"), ("origin", "Origin"),
+    ("success", "Success"), ("utility", "Utility"), ("freshness", "Freshness"),
+    ("last_used", "Last used"), ("updated", "Updated"),
+]
+PAGE = 200
+CACHE_PAGES = 20
+
+
+def relative_time(stamp: str | None, now: datetime | None = None) -> str:
+    """'3 days ago', 'never', ... for an ISO time."""
+    if not stamp:
+        return "never"
+    try:
+        t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    now = now or datetime.now(timezone.utc)
+    seconds = max(0, int((now - t).total_seconds()))
+    for unit, size in (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600),
+                       ("minute", 60)):
+        if seconds >= size:
+            n = seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''} ago"
+    return "just now"
+
+
+class SkillListModel(QAbstractTableModel):
+    """Skills matching a query, in order. Holds only names; cards are fetched a page
+    (200 rows) at a time and kept in a small cache, so 100,000 skills cost little."""
+
+    queryChanged = Signal()
+
+    def __init__(self, store: Store, parent=None):
+        super().__init__(parent)
+        self._store = store
+        self._names: list[str] = []
+        self._rows: dict[str, int] = {}
+        self._pages: OrderedDict[int, list[Skill]] = OrderedDict()
+        self._filters = Filters()
+        self._sort = "name"
+        self._descending = False
+
+    # --- query ----------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        return self._store
+
+    @property
+    def filters(self) -> Filters:
+        return self._filters
+
+    @property
+    def sort_key(self) -> tuple[str, bool]:
+        return self._sort, self._descending
+
+    def set_query(self, filters: Filters | None = None, sort: str | None = None,
+                  descending: bool | None = None) -> None:
+        """Show the skills matching ``filters`` in ``sort`` order (None keeps the current one)."""
+        if filters is not None:
+            self._filters = filters
+        if sort is not None:
+            self._sort = sort
+        if descending is not None:
+            self._descending = descending
+        self.reload()
+        self.queryChanged.emit()
+
+    def reload(self) -> None:
+        """Read the names again (after a change in the store); views keep their place by name."""
+        sort = self._sort if (self._sort != "relevance" or self._filters.text) else "name"
+        names = self._store.names(self._filters, sort=sort, descending=self._descending)
+        self.beginResetModel()
+        self._names = names
+        self._rows = {n: i for i, n in enumerate(names)}
+        self._pages.clear()
+        self.endResetModel()
+
+    def refresh_skills(self, names: list[str]) -> None:
+        """Fetch these skills' cards again (their row stays; a full reload is not needed)."""
+        pages = {self._rows[n] // PAGE for n in names if n in self._rows}
+        for p in pages:
+            self._pages.pop(p, None)
+        for n in names:
+            row = self._rows.get(n)
+            if row is not None:
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    # --- access ---------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        return list(self._names)
+
+    def row_of(self, name: str) -> int:
+        return self._rows.get(name, -1)
+
+    def name_at(self, row: int) -> str | None:
+        return self._names[row] if 0 <= row < len(self._names) else None
+
+    def skill_at(self, row: int) -> Skill | None:
+        if not 0 <= row < len(self._names):
+            return None
+        page_no = row // PAGE
+        page = self._pages.get(page_no)
+        if page is None:
+            wanted = self._names[page_no * PAGE:(page_no + 1) * PAGE]
+            by_name = {s.name: s for s in self._store.cards(wanted)}
+            page = [by_name.get(n) for n in wanted]
+            self._pages[page_no] = page
+            while len(self._pages) > CACHE_PAGES:
+                self._pages.popitem(last=False)
+        else:
+            self._pages.move_to_end(page_no)
+        return page[row - page_no * PAGE]
+
+    # --- Qt model -------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._names)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        return Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsDragEnabled
+
+    def headerData(self, section: int, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section][1]
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        if role == NAME_ROLE:
+            return self.name_at(row)
+        if role not in (Qt.DisplayRole, Qt.ToolTipRole, SKILL_ROLE, SORT_ROLE, Qt.TextAlignmentRole):
+            return None
+        skill = self.skill_at(row)
+        if skill is None:
+            return None
+        if role == SKILL_ROLE:
+            return skill
+        key = COLUMNS[col][0] if 0 <= col < len(COLUMNS) else "name"
+        if role == Qt.TextAlignmentRole:
+            numeric = key in ("success", "utility", "freshness")
+            return int((Qt.AlignRight if numeric else Qt.AlignLeft) | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole:
+            if key == "trust":
+                return TrustTier(skill.trust_tier).label
+            return skill.description if key == "name" else None
+        return _cell(skill, key)
+
+    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        if 0 <= column < len(COLUMNS):
+            self.set_query(sort=COLUMNS[column][0], descending=order == Qt.DescendingOrder)
+
+    def mimeTypes(self) -> list[str]:
+        return ["text/plain"]
+
+    def mimeData(self, indexes):
+        from PySide6.QtCore import QMimeData
+
+        names = sorted({self.name_at(i.row()) for i in indexes if i.isValid()} - {None})
+        mime = QMimeData()
+        mime.setText("\n".join(names))
+        return mime
+
+
+def _cell(skill: Skill, key: str) -> str:
+    if key == "name":
+        return skill.name
+    if key == "lifecycle":
+        return Lifecycle(skill.lifecycle).label
+    if key == "trust":
+        return TrustTier(skill.trust_tier).stars
+    if key == "origin":
+        return skill.origin.value
+    if key == "success":
+        return f"{skill.success_rate:.0%}"
+    if key == "utility":
+        return f"{skill.utility_score:.2f}"
+    if key == "freshness":
+        return f"{skill.freshness:.2f}"
+    if key == "last_used":
+        return relative_time(skill.last_used_at)
+    if key == "updated":
+        return relative_time(skill.updated_at)
+    return ""

@@ -1,0 +1,275 @@
+"""Exporting, creating and deleting skills from the window, with the dialogs they need."""
+
+from __future__ import annotations
+
+import importlib.resources
+import re
+from typing import Callable, Sequence
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+                               QLabel, QLineEdit, QMessageBox, QPlainTextEdit, QVBoxLayout, QWidget)
+
+from skill_studio.core import skillmd
+from skill_studio.core.folders import FolderError, build_skill, export_archive, export_folder
+from skill_studio.core.frontmatter import compose
+from skill_studio.core.model import Origin
+from skill_studio.core.store import DependentsExist, NotFound, Store, StoreError
+from skill_studio.core.strict import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH
+from skill_studio.ui.import_flow import ShowMessage
+from skill_studio.ui.theme import current_tokens
+
+#: ask(parent, title, text) -> bool: a yes/no question.
+Ask = Callable[[QWidget | None, str, str], bool]
+
+
+def _ask_yes_no(parent: QWidget | None, title: str, text: str) -> bool:
+    answer = QMessageBox.question(parent, title, text, QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+    return answer == QMessageBox.Yes
+
+
+def _bullets(names: Sequence[str], limit: int = 15) -> str:
+    lines = [f"• {n}" for n in names[:limit]]
+    if len(names) > limit:
+        lines.append(f"…and {len(names) - limit} more")
+    return "\n".join(lines)
+
+
+def export_skills(parent: QWidget | None, store: Store, names: Sequence[str], dest: str | None = None,
+                  as_zip: bool = False, *, show_message: ShowMessage = QMessageBox.warning) -> list[str]:
+    """Write each named skill into ``dest`` as a folder (or a .zip); returns the paths written.
+
+    Asks for the folder when ``dest`` is None (nothing is written if the user
+    cancels). Refuses the whole export when two skills would be written to the
+    same folder name. A skill that fails is named with the reason; the others
+    are still written.
+    """
+    errors: list[str] = []
+    skills = []
+    for name in dict.fromkeys(names):
+        try:
+            skills.append(store.get(name))
+        except NotFound:
+            errors.append(f'"{name}": no such skill in the store')
+    by_folder: dict[str, list[str]] = {}
+    for skill in skills:
+        by_folder.setdefault((skill.folder_name or skill.name).casefold(), []).append(skill.name)
+    clashes = [group for group in by_folder.values() if len(group) > 1]
+    if clashes:
+        lines = [f"• {', '.join(group)}" for group in clashes]
+        show_message(parent, "Export refused",
+                     "These skills would be written to the same folder name; export them separately:\n\n"
+                     + "\n".join(lines))
+        return []
+    if not skills and not errors:
+        return []
+    if skills and dest is None:
+        dest = QFileDialog.getExistingDirectory(parent, "Export skills to folder")
+        if not dest:
+            return []
+    written: list[str] = []
+    QApplication.setOverrideCursor(Qt.WaitCursor)
+    try:
+        for skill in skills:
+            try:
+                path = export_archive(skill, dest) if as_zip else export_folder(skill, dest)
+            except (FolderError, OSError, ValueError) as e:
+                errors.append(f'"{skill.name}": {e}')
+            else:
+                written.append(str(path))
+    finally:
+        QApplication.restoreOverrideCursor()
+    if errors:
+        show_message(parent, "Export problems",
+                     f"{len(errors)} skill(s) could not be exported:\n\n" + "\n".join(errors))
+    return written
+
+
+# --- new skill ------------------------------------------------------------------
+
+_NAME_CHARS = re.compile(r"[a-z0-9-]+")
+
+
+def name_problem(name: str, store: Store | None = None) -> str | None:
+    """Why ``name`` cannot name a new skill (the strict format, free in the store), or None."""
+    if not name:
+        return "Enter a name: lowercase letters, digits and hyphens."
+    if len(name) > MAX_NAME_LENGTH:
+        return f"At most {MAX_NAME_LENGTH} characters (this one has {len(name)})."
+    if not _NAME_CHARS.fullmatch(name):
+        return "Use only lowercase letters, digits and hyphens."
+    if name.startswith("-") or name.endswith("-"):
+        return "A name cannot start or end with a hyphen."
+    if "--" in name:
+        return "A name cannot have two hyphens in a row."
+    if store is not None and name in store:
+        return f'A skill named "{name}" already exists.'
+    return None
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    """Replace ``{key}`` placeholders in one pass: braces elsewhere, and braces in the values, stay as they are."""
+    return re.sub(r"\{(" + "|".join(map(re.escape, values)) + r")\}", lambda m: values[m.group(1)], template)
+
+
+def template_text() -> str:
+    return (importlib.resources.files("skill_studio.resources") / "templates" / "SKILL.md").read_text("utf-8")
+
+
+def new_skill_md(name: str, description: str) -> str:
+    """SKILL.md for a new skill from the template: the body filled in, the frontmatter written by compose."""
+    body = skillmd.split(template_text(), "templates/SKILL.md").body
+    return compose({"name": name, "description": description},
+                   _fill(body, {"name": name, "description": description}))
+
+
+class NewSkillDialog(QDialog):
+    """Name and description of a new skill, checked as typed; OK adds it to the store."""
+
+    def __init__(self, store: Store, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("New skill")
+        self._store = store
+        self._created: str | None = None
+        tokens = current_tokens()
+        self._error_style = "color: #ff8a80;" if tokens.dark else "color: #b3261e;"
+        self._muted_style = f"color: {tokens.text_muted};"
+
+        self.name_edit = QLineEdit()
+        self.name_edit.setPlaceholderText("e.g. pdf-form-filler")
+        self.name_edit.setMaxLength(200)  # longer than allowed, so the length message can show
+        self.name_message = QLabel()
+        self.name_message.setWordWrap(True)
+        self.description_edit = QPlainTextEdit()
+        self.description_edit.setPlaceholderText("What the skill does, and when an agent should use it.")
+        self.description_edit.setTabChangesFocus(True)
+        self.counter = QLabel()
+        self.counter.setAlignment(Qt.AlignRight)
+        origin = QLabel("human")
+        origin.setToolTip("Skills made here are written by a person")
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(self._error_style)
+        self.error_label.hide()
+
+        form = QFormLayout()
+        form.addRow("&Name:", self.name_edit)
+        form.addRow("", self.name_message)
+        form.addRow("&Description:", self.description_edit)
+        form.addRow("", self.counter)
+        form.addRow("Origin:", origin)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        self.ok_button = self.buttons.button(QDialogButtonBox.Ok)
+        self.ok_button.setText("Create")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+
+        self.name_edit.textChanged.connect(self._check)
+        self.description_edit.textChanged.connect(self._check)
+        self.resize(520, 340)
+        self._check()
+
+    def name(self) -> str:
+        return self.name_edit.text().strip()
+
+    def description(self) -> str:
+        return self.description_edit.toPlainText().strip()
+
+    def created_name(self) -> str | None:
+        """The name of the skill added to the store, or None before it is."""
+        return self._created
+
+    def is_valid(self) -> bool:
+        return self.ok_button.isEnabled()
+
+    @Slot()
+    def _check(self) -> None:
+        problem = name_problem(self.name(), self._store)
+        if problem is None:
+            self.name_message.setText("✓ Name is free")
+            self.name_message.setStyleSheet(self._muted_style)
+        else:
+            self.name_message.setText(problem)
+            # Before anything is typed the hint is advice, not an error.
+            self.name_message.setStyleSheet(self._muted_style if not self.name_edit.text() else self._error_style)
+        n = len(self.description())
+        too_long = n > MAX_DESCRIPTION_LENGTH
+        self.counter.setText(f"{n} / {MAX_DESCRIPTION_LENGTH}" + ("  (required)" if n == 0 else ""))
+        self.counter.setStyleSheet(self._error_style if too_long else self._muted_style)
+        self.ok_button.setEnabled(problem is None and 0 < n <= MAX_DESCRIPTION_LENGTH)
+        self.error_label.hide()
+
+    def accept(self) -> None:
+        if not self.is_valid():
+            return
+        name = self.name()
+        try:
+            text = new_skill_md(name, self.description())
+            skill = build_skill(text.encode("utf-8"), name, [], origin=Origin.HUMAN, source=f"new:{name}")
+            skill.source_path = None
+            self._store.add(skill, note="created")
+        except (StoreError, ValueError) as e:  # SkillParseError is a ValueError
+            self.error_label.setText(f"Could not create the skill: {e}")
+            self.error_label.show()
+            return
+        self._created = name
+        super().accept()
+
+
+def new_skill(parent: QWidget | None, store: Store) -> str | None:
+    """Ask for a new skill and add it; returns its name, or None when cancelled."""
+    dialog = NewSkillDialog(store, parent)
+    try:
+        return dialog.created_name() if dialog.exec() == QDialog.Accepted else None
+    finally:
+        dialog.deleteLater()
+
+
+# --- delete ---------------------------------------------------------------------
+
+def delete_skills(parent: QWidget | None, store: Store, names: Sequence[str], confirm: bool = True, *,
+                  ask: Ask = _ask_yes_no, show_message: ShowMessage = QMessageBox.warning) -> list[str]:
+    """Delete the named skills (their history stays); returns the names deleted.
+
+    Asks first unless ``confirm`` is False. A skill other skills depend on is
+    not deleted, unless those are deleted with it; the refusals are shown,
+    each naming the skills that block it.
+    """
+    pending = list(dict.fromkeys(names))
+    if not pending:
+        return []
+    if confirm:
+        what = f'"{pending[0]}"' if len(pending) == 1 else f"these {len(pending)} skills"
+        if not ask(parent, "Delete skills", f"Delete {what}?\n\n{_bullets(pending)}\n\n"
+                                            "Their version history is kept."):
+            return []
+    deleted: list[str] = []
+    refused: dict[str, str] = {}
+    errors: list[str] = []
+    # Several passes: a skill whose only dependents are deleted in this same action goes too.
+    while pending:
+        refused.clear()
+        for name in pending:
+            try:
+                store.delete(name)
+            except DependentsExist as e:
+                refused[name] = str(e)
+            except StoreError as e:
+                errors.append(f'"{name}": {e}')
+            else:
+                deleted.append(name)
+        if len(refused) == len(pending):
+            break
+        pending = list(refused)
+    if refused or errors:
+        parts = []
+        if refused:
+            parts.append("Not deleted, because other skills depend on them:\n\n" + "\n".join(refused.values()))
+        if errors:
+            parts.append("Not deleted:\n\n" + "\n".join(errors))
+        show_message(parent, "Some skills were not deleted", "\n\n".join(parts))
+    return deleted

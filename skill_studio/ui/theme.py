@@ -1,0 +1,109 @@
+"""Colour tokens for the light and dark themes, lifecycle colours, and the application stylesheet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from skill_studio.core.model import Lifecycle
+
+#: Badge colours by lifecycle state (readable with white text in both themes).
+LIFECYCLE_COLORS: dict[Lifecycle, str] = {
+    Lifecycle.RELEASED: "#2e7d32",   # green
+    Lifecycle.VERIFIED: "#1565c0",   # blue
+    Lifecycle.CANDIDATE: "#b27700",  # amber
+    Lifecycle.DEGRADED: "#d84315",   # orange
+    Lifecycle.DEPRECATED: "#c62828",  # red
+    Lifecycle.ARCHIVED: "#616161",   # grey
+}
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The colours every widget draws with; one set per theme."""
+
+    dark: bool
+    window: str
+    surface: str        # cards, panels
+    surface_alt: str    # hovered card, alternate rows
+    border: str
+    text: str
+    text_muted: str
+    accent: str
+    selection: str
+    star: str
+    bar_back: str
+    bar_utility: str
+    bar_freshness: str
+
+
+LIGHT = Tokens(False, window="#f4f5f7", surface="#ffffff", surface_alt="#eef1f6", border="#d5d9e0",
+               text="#1d2330", text_muted="#5b6475", accent="#3056d3", selection="#dbe5ff",
+               star="#e0a100", bar_back="#e3e6ec", bar_utility="#3f8f5a", bar_freshness="#3a7bd5")
+DARK = Tokens(True, window="#1e2127", surface="#272b33", surface_alt="#2f3440", border="#3b414d",
+              text="#e6e9ef", text_muted="#a3abba", accent="#7aa2ff", selection="#34426a",
+              star="#f2c14e", bar_back="#3a3f4b", bar_utility="#5fbf7f", bar_freshness="#6aa5f0")
+
+
+def system_prefers_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    scheme = getattr(hints, "colorScheme", None)
+    if scheme is not None:
+        return scheme() == Qt.ColorScheme.Dark
+    return QGuiApplication.palette().color(QPalette.Window).lightness() < 128
+
+
+def tokens_for(theme: str) -> Tokens:
+    """Tokens for 'light', 'dark' or 'system'."""
+    if theme == "dark" or (theme == "system" and system_prefers_dark()):
+        return DARK
+    return LIGHT
+
+
+def apply_theme(app: QApplication, tokens: Tokens) -> None:
+    """Set the palette and stylesheet of the whole application from the tokens."""
+    app.setStyle("Fusion")
+    pal = QPalette()
+    pal.setColor(QPalette.Window, QColor(tokens.window))
+    pal.setColor(QPalette.Base, QColor(tokens.surface))
+    pal.setColor(QPalette.AlternateBase, QColor(tokens.surface_alt))
+    pal.setColor(QPalette.Text, QColor(tokens.text))
+    pal.setColor(QPalette.WindowText, QColor(tokens.text))
+    pal.setColor(QPalette.Button, QColor(tokens.surface))
+    pal.setColor(QPalette.ButtonText, QColor(tokens.text))
+    pal.setColor(QPalette.ToolTipBase, QColor(tokens.surface))
+    pal.setColor(QPalette.ToolTipText, QColor(tokens.text))
+    pal.setColor(QPalette.Highlight, QColor(tokens.accent))
+    pal.setColor(QPalette.HighlightedText, QColor("#ffffff"))
+    pal.setColor(QPalette.PlaceholderText, QColor(tokens.text_muted))
+    pal.setColor(QPalette.Link, QColor(tokens.accent))
+    app.setPalette(pal)
+    app.setProperty("studioTokens", tokens)
+    app.setStyleSheet(stylesheet(tokens))
+
+
+def current_tokens() -> Tokens:
+    app = QApplication.instance()
+    tokens = app.property("studioTokens") if app is not None else None
+    return tokens if isinstance(tokens, Tokens) else LIGHT
+
+
+def stylesheet(t: Tokens) -> str:
+    return f"""
+    QToolTip {{ color: {t.text}; background: {t.surface}; border: 1px solid {t.border}; }}
+    QStatusBar {{ color: {t.text_muted}; }}
+    QLineEdit, QComboBox {{ padding: 3px 6px; border: 1px solid {t.border}; border-radius: 4px;
+                           background: {t.surface}; color: {t.text}; }}
+    QTabBar::tab {{ padding: 5px 12px; color: {t.text_muted}; }}
+    QTabBar::tab:selected {{ color: {t.text}; border-bottom: 2px solid {t.accent}; }}
+    QHeaderView::section {{ background: {t.surface_alt}; color: {t.text}; border: none;
+                            border-bottom: 1px solid {t.border}; padding: 4px 6px; }}
+    QTableView {{ gridline-color: {t.border}; selection-background-color: {t.selection};
+                  selection-color: {t.text}; }}
+    QLabel[role="muted"] {{ color: {t.text_muted}; }}
+    QLabel[role="heading"] {{ font-size: 15px; font-weight: 600; }}
+    QFrame[role="panel"] {{ background: {t.surface}; border-left: 1px solid {t.border}; }}
+    """

@@ -1,0 +1,304 @@
+"""Import, export, new-skill and delete actions, driven through their real widgets."""
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from skill_studio.core.folders import export_archive
+from skill_studio.core.importer import ImportEntry, ImportReport
+from skill_studio.core.validate import validate_text
+from skill_studio.ui.import_flow import ImportReportDialog, ImportRunner, report_text, run_import
+from skill_studio.ui.skill_actions import NewSkillDialog, delete_skills, export_skills, name_problem, new_skill_md
+
+SHOTS = Path(os.environ.get("SKILL_STUDIO_SHOTS", "/tmp/shots"))
+
+
+def make_skill(root: Path, name: str, description: str | None = None, body: str = "Do the thing.\n") -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    description = description or f"Handles {name} work. Use when the user asks for {name}."
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n\n{body}")
+    return folder
+
+
+def make_tree(root: Path, count: int) -> Path:
+    for i in range(count):
+        make_skill(root / f"group-{i % 5}", f"skill-{i:03d}")
+    return root
+
+
+@pytest.fixture
+def empty_store(tmp_path):
+    """A second, empty store (the ``store`` fixture shares its file with ``seeded_store``)."""
+    from skill_studio.core.store import Store
+
+    with Store(tmp_path / "empty.db", actor="tester") as s:
+        yield s
+
+
+def mixed_report() -> ImportReport:
+    return ImportReport([
+        ImportEntry("/lib/alpha/SKILL.md", "imported", "alpha"),
+        ImportEntry("/lib/beta/SKILL.md", "imported", "beta",
+                    warnings=["name differs from the folder name"]),
+        ImportEntry("/lib/gamma/SKILL.md", "updated", "gamma"),
+        ImportEntry("/lib/delta/SKILL.md", "unchanged", "delta"),
+        ImportEntry("/lib/broken/SKILL.md", "skipped",
+                    reason="/lib/broken/SKILL.md:3:1: description is missing or empty; "
+                           "a skill needs one to be loaded"),
+        ImportEntry("/lib/Odd Name/SKILL.md", "imported", "odd-name",
+                    strict_errors=["Directory name 'Odd Name' must match skill name 'odd-name'"]),
+    ])
+
+
+# --- import -------------------------------------------------------------------
+
+def test_runner_imports_a_tree(qtbot, store, tmp_path):
+    make_tree(tmp_path / "lib", 6)
+    (tmp_path / "lib" / "bad").mkdir()
+    (tmp_path / "lib" / "bad" / "SKILL.md").write_text("no frontmatter here\n")
+    runner = ImportRunner(store)
+    with qtbot.waitSignal(runner.finished, timeout=10_000) as blocker:
+        runner.start([str(tmp_path / "lib")], "human")
+    report = blocker.args[0]
+    assert report.summary == "6 imported, 0 updated, 0 unchanged, 1 skipped"
+    assert sorted(store.names()) == [f"skill-{i:03d}" for i in range(6)]
+    assert not runner.is_running()
+
+    with qtbot.waitSignal(runner.finished, timeout=10_000) as again:
+        runner.start([str(tmp_path / "lib")])
+    assert again.args[0].summary == "0 imported, 0 updated, 6 unchanged, 1 skipped"
+
+
+def test_runner_reports_progress_and_cancel_stops_early(qtbot, store, tmp_path):
+    make_tree(tmp_path / "lib", 50)
+    runner = ImportRunner(store)
+    runner.progressed.connect(runner.cancel)  # cancel as soon as the first progress arrives
+    seen = []
+    runner.progressed.connect(lambda done, source: seen.append((done, source)))
+    with qtbot.waitSignal(runner.finished, timeout=10_000) as blocker:
+        runner.start([str(tmp_path / "lib")])
+    report = blocker.args[0]
+    assert seen and seen[0][0] == 1 and seen[0][1].endswith("SKILL.md")
+    assert report.count("imported") < 50
+    assert len(store.names()) == report.count("imported")
+
+
+def test_cancel_before_the_first_skill_keeps_only_that_one(qtbot, store, tmp_path):
+    make_tree(tmp_path / "lib", 10)
+    runner = ImportRunner(store)
+    with qtbot.waitSignal(runner.finished, timeout=10_000) as blocker:
+        runner.start([str(tmp_path / "lib")])
+        runner.cancel()
+    assert blocker.args[0].summary == "1 imported, 0 updated, 0 unchanged, 0 skipped"
+    assert len(store.names()) == 1
+
+
+def test_runner_emits_failed_when_the_import_breaks(qtbot, store, tmp_path):
+    make_tree(tmp_path / "lib", 2)
+    store.close()
+    runner = ImportRunner(store)
+    with qtbot.waitSignal(runner.failed, timeout=10_000) as blocker:
+        runner.start([str(tmp_path / "lib")])
+    assert blocker.args[0]
+
+
+def test_zip_archive_imports(qtbot, seeded_store, empty_store, tmp_path):
+    store = empty_store
+    archive = export_archive(seeded_store.get("changelog-writer"), tmp_path / "zips")
+    assert archive.suffix == ".zip"
+    runner = ImportRunner(store)
+    with qtbot.waitSignal(runner.finished, timeout=10_000) as blocker:
+        runner.start([str(archive)])
+    assert blocker.args[0].summary == "1 imported, 0 updated, 0 unchanged, 0 skipped"
+    assert store.get("changelog-writer").skill_md == seeded_store.get("changelog-writer").skill_md
+
+
+def test_run_import_waits_and_hands_over_the_report(qtbot, store, tmp_path):
+    make_tree(tmp_path / "lib", 3)
+    shown = []
+    report = run_import(None, store, [str(tmp_path / "lib")],
+                        show_report=lambda parent, r: shown.append(r))
+    assert report is not None and report.count("imported") == 3
+    assert shown == [report]
+
+
+def test_run_import_failure_is_shown_and_returns_none(qtbot, store, tmp_path):
+    make_tree(tmp_path / "lib", 1)
+    store.close()
+    messages = []
+    result = run_import(None, store, [str(tmp_path / "lib")], show_report=None,
+                        show_message=lambda parent, title, text: messages.append(text))
+    assert result is None
+    assert messages and messages[0].startswith("The import stopped")
+
+
+def test_report_dialog_rows_marking_and_copy(qtbot, qtmodeltester):
+    report = mixed_report()
+    dialog = ImportReportDialog(report)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    model = dialog.table.model()
+    qtmodeltester.check(model)
+    assert dialog.summary_label.text() == "3 imported, 1 updated, 1 unchanged, 1 skipped"
+    assert model.rowCount() == len(report.entries)
+    skipped_row = 4
+    assert model.index(skipped_row, 0).data() == "skipped"
+    assert model.index(skipped_row, 0).data(Qt.DecorationRole) is not None
+    assert model.index(skipped_row, 0).data(Qt.BackgroundRole) is not None
+    assert model.index(0, 0).data(Qt.BackgroundRole) is None
+    assert model.index(skipped_row, 3).data().startswith("line 3: description is missing")
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert dialog.grab().save(str(SHOTS / "import-report.png"))
+
+    QApplication.clipboard().clear()
+    qtbot.mouseClick(dialog.copy_button, Qt.LeftButton)
+    text = QApplication.clipboard().text()
+    assert report.summary in text
+    assert "description is missing" in text and "strict: Directory name" in text
+    assert text == report_text(report)
+
+
+
+# --- export -------------------------------------------------------------------
+
+def test_export_folders_and_zips_are_byte_identical(qtbot, seeded_store, empty_store, tmp_path):
+    store = empty_store
+    names = ["changelog-writer", "shell-script-hardening"]
+    written = export_skills(None, seeded_store, names, dest=str(tmp_path / "out"))
+    assert written == [str(tmp_path / "out" / n) for n in names]
+    for name in names:
+        skill = seeded_store.get(name)
+        assert (tmp_path / "out" / name / "SKILL.md").read_bytes() == skill.skill_md.encode("utf-8")
+        for f in skill.files:
+            assert (tmp_path / "out" / name / f.path).read_bytes() == f.data
+
+    zips = export_skills(None, seeded_store, names, dest=str(tmp_path / "zips"), as_zip=True)
+    assert zips == [str(tmp_path / "zips" / f"{n}.zip") for n in names]
+    runner = ImportRunner(store)
+    with qtbot.waitSignal(runner.finished, timeout=10_000) as blocker:
+        runner.start(zips)
+    assert blocker.args[0].summary == "2 imported, 0 updated, 0 unchanged, 0 skipped"
+    for name in names:
+        assert store.get(name).skill_md == seeded_store.get(name).skill_md
+
+
+def test_export_refuses_two_skills_in_one_folder(seeded_store, tmp_path):
+    skill = seeded_store.get("csv-cleanup")
+    skill.name, skill.folder_name = "csv-cleanup-copy", "csv-cleanup"
+    seeded_store.add(skill)
+    messages = []
+    written = export_skills(None, seeded_store, ["csv-cleanup", "csv-cleanup-copy"], dest=str(tmp_path / "out"),
+                            show_message=lambda parent, title, text: messages.append(text))
+    assert written == []
+    assert not (tmp_path / "out").exists()
+    assert "csv-cleanup, csv-cleanup-copy" in messages[0]
+
+
+def test_export_names_the_skill_that_failed(seeded_store, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "pdf-extract").write_text("a file where the folder should go")
+    messages = []
+    written = export_skills(None, seeded_store, ["pdf-extract", "csv-cleanup"], dest=str(out),
+                            show_message=lambda parent, title, text: messages.append(text))
+    assert written == [str(out / "csv-cleanup")]
+    assert '"pdf-extract"' in messages[0] and "not a folder" in messages[0]
+
+
+# --- new skill ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, ok", [
+    ("pdf-form-filler", True), ("a", True), ("x" * 64, True), ("x" * 65, False), ("", False),
+    ("Upper", False), ("under_score", False), ("-lead", False), ("trail-", False), ("two--hyphens", False),
+    ("changelog-writer", False),
+])
+def test_name_rules(seeded_store, name, ok):
+    assert (name_problem(name, seeded_store) is None) == ok
+
+
+def test_new_skill_dialog_checks_the_name_live(qtbot, seeded_store):
+    dialog = NewSkillDialog(seeded_store)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert not dialog.ok_button.isEnabled()
+    qtbot.keyClicks(dialog.description_edit, "Fills PDF forms. Use when a form must be filled in.")
+    qtbot.keyClicks(dialog.name_edit, "changelog-writer")
+    assert not dialog.ok_button.isEnabled()
+    assert "already exists" in dialog.name_message.text()
+    dialog.name_edit.setText("Bad_Name")
+    assert not dialog.ok_button.isEnabled()
+    assert "lowercase" in dialog.name_message.text()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert dialog.grab().save(str(SHOTS / "new-skill-invalid.png"))
+
+    dialog.name_edit.setText("pdf-form-filler")
+    assert dialog.ok_button.isEnabled()
+    dialog.description_edit.setPlainText("")
+    assert not dialog.ok_button.isEnabled()
+    assert dialog.counter.text().startswith("0 / 1024")
+    dialog.description_edit.setPlainText("x" * 1025)
+    assert not dialog.ok_button.isEnabled()
+    assert dialog.counter.text() == "1025 / 1024"
+
+
+def test_new_skill_dialog_creates_a_strictly_valid_skill(qtbot, seeded_store):
+    dialog = NewSkillDialog(seeded_store)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    description = 'Fills PDF forms: "quoted", {name} and # hashes.\nUse when a form must be filled in.'
+    dialog.name_edit.setText("pdf-form-filler")
+    dialog.description_edit.setPlainText(description)
+    with qtbot.waitSignal(dialog.accepted, timeout=2_000):
+        qtbot.mouseClick(dialog.ok_button, Qt.LeftButton)
+    assert dialog.created_name() == "pdf-form-filler"
+    skill = seeded_store.get("pdf-form-filler")
+    assert skill.description == description
+    assert skill.origin.value == "human"
+    errors = [d for d in validate_text(skill.skill_md, "pdf-form-filler", "strict", lints=False)
+              if d.severity == "error"]
+    assert errors == []
+    assert "## When to use" in skill.skill_md and "## Steps" in skill.skill_md and "## Examples" in skill.skill_md
+    assert "# pdf-form-filler" in skill.skill_md
+    assert "{name} and # hashes" in skill.content  # a placeholder inside a value is left alone
+
+
+def test_template_fills_only_its_placeholders():
+    text = new_skill_md("demo", "Says {description} literally. Use when testing.")
+    assert text.startswith("---\nname: demo\ndescription: ")
+    assert "Says {description} literally" in text
+    assert "{name}" not in text
+
+
+# --- delete ---------------------------------------------------------------------
+
+def test_delete_skills_deletes_and_refuses_depended_on(seeded_store):
+    messages = []
+    deleted = delete_skills(None, seeded_store, ["gitmoji-commits", "changelog-writer"], confirm=False,
+                            show_message=lambda parent, title, text: messages.append(text))
+    assert deleted == ["gitmoji-commits"]
+    assert "gitmoji-commits" not in seeded_store
+    assert "changelog-writer" in seeded_store
+    assert len(messages) == 1
+    assert 'Cannot delete "changelog-writer"' in messages[0] and "release-notes" in messages[0]
+
+
+def test_delete_skills_with_its_dependents_deletes_both(seeded_store):
+    messages = []
+    deleted = delete_skills(None, seeded_store, ["changelog-writer", "release-notes"], confirm=False,
+                            show_message=lambda parent, title, text: messages.append(text))
+    assert sorted(deleted) == ["changelog-writer", "release-notes"]
+    assert messages == []
+
+
+def test_delete_skills_asks_first(seeded_store):
+    questions = []
+    deleted = delete_skills(None, seeded_store, ["gitmoji-commits", "csv-cleanup"],
+                            ask=lambda parent, title, text: questions.append(text) or False)
+    assert deleted == []
+    assert "gitmoji-commits" in questions[0] and "csv-cleanup" in questions[0]
+    assert "gitmoji-commits" in seeded_store
