@@ -30,7 +30,7 @@ def first_paint_child(db: str) -> None:
     """Run in a fresh process: time from interpreter start to the first painted page of cards."""
     t_start = float(os.environ["BENCH_T0"])
     from PySide6.QtCore import QEvent, QObject
-    from PySide6.QtWidgets import QApplication, QListView
+    from PySide6.QtWidgets import QApplication
 
     from skill_studio.core.store import Store
     from skill_studio.ui import theme
@@ -42,7 +42,7 @@ def first_paint_child(db: str) -> None:
     theme.apply_theme(app, theme.LIGHT)
     ini = Path(tempfile.mkdtemp()) / "s.ini"
     window = MainWindow(Store(db), StudioSettings(QSettings(str(ini), QSettings.IniFormat)))
-    view = window.findChild(QListView)
+    view = window.browser.card_view
     painted = []
 
     class Spy(QObject):
@@ -54,9 +54,10 @@ def first_paint_child(db: str) -> None:
     spy = Spy()
     view.viewport().installEventFilter(spy)
     window.show()
-    while not painted:
+    deadline = time.time() + 60
+    while not painted and time.time() < deadline:
         app.processEvents()
-    print(f"{painted[0] - t_start:.3f}")
+    print(f"{painted[0] - t_start:.3f}" if painted else "nan")
 
 
 def main() -> None:
@@ -76,7 +77,7 @@ def main() -> None:
 
         print(f"building a {args.n:,}-skill store at {args.db} (once) ...", flush=True)
         build(store, args.n - len(store))
-    print(f"store: {len(store):,} skills")
+    print(f"store: {len(store):,} skills", flush=True)
     store.close()
 
     runs = []
@@ -88,7 +89,7 @@ def main() -> None:
     print(f"process start to first painted cards: best {min(runs):.2f} s, worst {max(runs):.2f} s (target < 2.5 s)")
 
     from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication, QListView
+    from PySide6.QtWidgets import QApplication
 
     from skill_studio.ui import theme
     from skill_studio.ui.main_window import MainWindow
@@ -120,7 +121,7 @@ def main() -> None:
     search("")
     app.processEvents()
     window.set_view_mode("cards")
-    view = window.findChild(QListView)
+    view = window.browser.card_view
     bar = view.verticalScrollBar()
     frames = []
     step = max(1, bar.maximum() // 400)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import html
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
@@ -11,7 +13,7 @@ from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QScroll
 
 from skill_studio.core.diagnostics import Severity
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
-from skill_studio.core.store import NotFound, Store
+from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.core.validate import validate_text
 from skill_studio.ui.models import relative_time
 from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
@@ -105,7 +107,7 @@ class DetailPanel(QWidget):
         if name:
             try:
                 skill = self._store.get(name, with_files=False)
-            except NotFound:
+            except (NotFound, StoreError, sqlite3.Error):  # gone, or the store was closed
                 skill = None
         self._name = skill.name if skill else None
         self._tokens = current_tokens()

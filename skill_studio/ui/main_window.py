@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (QApplication, QMainWindow, QMessageBox, QSplitter, QVBoxLayout,
+from PySide6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QVBoxLayout,
                                QWidget)
 
 from skill_studio import __version__
@@ -18,6 +18,11 @@ from skill_studio.ui.models import SkillListModel
 from skill_studio.ui.settings import StudioSettings
 from skill_studio.ui.stats_bar import StatsBar
 from skill_studio.ui.store_watch import StoreWatcher
+
+
+def _ask_yes_no(parent: QWidget | None, title: str, text: str) -> bool:
+    answer = QMessageBox.question(parent, title, text, QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+    return answer == QMessageBox.Yes
 
 
 class MainWindow(QMainWindow):
@@ -53,10 +58,15 @@ class MainWindow(QMainWindow):
 
         self.actions: dict[str, QAction] = {}
         self.import_report = None
+        # How the window asks and tells the user things (replaceable, e.g. in tests).
+        self.ask = _ask_yes_no
+        self.tell = QMessageBox.warning
         self._build_actions()
         self._build_menus()
         self._build_toolbar()
-        self.statusBar().showMessage(f"Store: {store.path}")
+        self.store_label = QLabel(f"Store: {store.path}", self)
+        self.store_label.setProperty("role", "muted")
+        self.statusBar().addPermanentWidget(self.store_label)
 
         self.browser.selectionChanged.connect(self._on_selection)
         self.browser.filtersChanged.connect(self.stats.update_stats)
@@ -157,8 +167,8 @@ class MainWindow(QMainWindow):
         has = bool(names)
         for key in ("export", "export_zip", "delete"):
             self.actions[key].setEnabled(has)
-        count = f"{len(names)} selected" if len(names) > 1 else ""
-        self.statusBar().showMessage(count or f"Store: {self.store.path}")
+        if len(names) > 1:
+            self.statusBar().showMessage(f"{len(names)} selected")
 
     def set_view_mode(self, mode: str) -> None:
         self.browser.set_view_mode(mode)
@@ -178,7 +188,7 @@ class MainWindow(QMainWindow):
 
     def refresh(self) -> None:
         self.browser.refresh()
-        self.stats.update_stats(self.model.filters)
+        self.stats.update_stats(self.model.filters, library_changed=True)
         self._on_selection(self.browser.selected_names())
 
     def _changed(self) -> None:
@@ -188,8 +198,11 @@ class MainWindow(QMainWindow):
     def import_paths(self, paths: list[str]) -> None:
         from skill_studio.ui.import_flow import run_import
 
-        if paths and run_import(self, self.store, paths, show_report=self._show_import_report) is not None:
+        report = run_import(self, self.store, paths, show_report=self._show_import_report,
+                            show_message=self.tell) if paths else None
+        if report is not None:
             self._changed()
+            self.statusBar().showMessage(f"Import: {report.summary}", 15_000)
 
     def _show_import_report(self, parent, report) -> None:
         """The report opens beside the window (not modal), so the user can read it while working."""
@@ -198,7 +211,6 @@ class MainWindow(QMainWindow):
         self.import_report = ImportReportDialog(report, self)
         self.import_report.setAttribute(Qt.WA_DeleteOnClose)
         self.import_report.show()
-        self.statusBar().showMessage(f"Import: {report.summary}")
 
     def import_dialog(self) -> None:
         from PySide6.QtWidgets import QFileDialog
@@ -214,7 +226,7 @@ class MainWindow(QMainWindow):
 
         names = self.browser.selected_names()
         if names:
-            written = export_skills(self, self.store, names, as_zip=as_zip)
+            written = export_skills(self, self.store, names, as_zip=as_zip, show_message=self.tell)
             if written:
                 self.statusBar().showMessage(f"Exported {len(written)} skill(s) to {Path(written[0]).parent}")
 
@@ -230,7 +242,7 @@ class MainWindow(QMainWindow):
         from skill_studio.ui.skill_actions import delete_skills
 
         names = self.browser.selected_names()
-        if names and delete_skills(self, self.store, names):
+        if names and delete_skills(self, self.store, names, ask=self.ask, show_message=self.tell):
             self._changed()
 
     def about(self) -> None:

@@ -95,6 +95,7 @@ class StatsBar(QWidget):
     """Library totals, then the current view's, on one line. Each update costs at most two stats queries."""
 
     def __init__(self, store: Store, parent=None):
+        self._library: dict | None = None
         super().__init__(parent)
         self._store = store
         self.library_label = ElidedLabel(self)
@@ -118,9 +119,15 @@ class StatsBar(QWidget):
             return self.library_label.full_text()
         return f"{self.library_label.full_text()}   |   {self.view_label.full_text()}"
 
-    def update_stats(self, filters: Filters | None = None) -> None:
-        """Show the library's figures, and the view's when ``filters`` restrict anything."""
-        library = self._store.stats()
+    def update_stats(self, filters: Filters | None = None, *, library_changed: bool = False) -> None:
+        """Show the library's figures, and the view's when ``filters`` restrict anything.
+
+        The library's figures are read again only when ``library_changed`` (or the first time):
+        changing the filter does not change them.
+        """
+        if library_changed or self._library is None:
+            self._library = self._store.stats()
+        library = self._library
         self.library_label.setText("Library: " + summary(library))
         self.library_label.setToolTip(f"{self.library_label.full_text()}\n{_breakdown(library)}")
         filtered = is_filtered(filters)

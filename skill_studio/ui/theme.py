@@ -80,6 +80,8 @@ def apply_theme(app: QApplication, tokens: Tokens) -> None:
     pal.setColor(QPalette.HighlightedText, QColor("#ffffff"))
     pal.setColor(QPalette.PlaceholderText, QColor(tokens.text_muted))
     pal.setColor(QPalette.Link, QColor(tokens.accent))
+    for role in (QPalette.ButtonText, QPalette.Text, QPalette.WindowText):
+        pal.setColor(QPalette.Disabled, role, QColor(tokens.text_muted).lighter(130 if not tokens.dark else 80))
     app.setPalette(pal)
     app.setProperty("studioTokens", tokens)
     app.setStyleSheet(stylesheet(tokens))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
 from skill_studio.core.store import Store
 from skill_studio.ui.main_window import MainWindow
@@ -70,3 +71,67 @@ def test_settings_persist_between_runs(qtbot, seeded_store, settings):
     qtbot.addWidget(second)
     assert second.browser.view_mode() == "list"
     assert second.model.filters.lifecycle == "released"
+
+
+def test_drop_a_folder_and_a_zip_imports_them(window, qtbot, tmp_path, seeded_store):
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    from skill_studio.core.folders import build_skill, export_archive
+    from skill_studio.core.model import Origin
+
+    folder = tmp_path / "drop" / "dropped-skill"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: dropped-skill\ndescription: Dropped. Use when dragging.\n---\nBody\n")
+    zipped = export_archive(build_skill(b"---\nname: zipped-skill\ndescription: Zipped. Use when zipping.\n---\n",
+                                        "zipped-skill", [], origin=Origin.HUMAN, source="x"), tmp_path)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(folder)), QUrl.fromLocalFile(str(zipped))])
+    event = QDropEvent(QPointF(100, 100), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: window.import_report is not None, timeout=10_000)
+    assert window.model.row_of("dropped-skill") >= 0 and window.model.row_of("zipped-skill") >= 0
+    assert "2 imported" in window.statusBar().currentMessage()
+
+
+def test_delete_is_refused_while_others_depend(window, seeded_store):
+    shown = []
+    window.ask = lambda parent, title, text: True
+    window.tell = lambda parent, title, text: shown.append(text)
+    window.browser.select_name("changelog-writer")
+    window.actions["delete"].trigger()
+    assert "changelog-writer" in seeded_store
+    assert any("release-notes" in text for text in shown)
+
+
+def test_screenshots(qtbot, tmp_path, seeded_store):
+    """Card view, list view, dark theme and an empty store, for a person to look at."""
+    from pathlib import Path
+
+    from skill_studio.ui import theme
+
+    out = Path(__file__).resolve().parent.parent / "screenshots"
+    out.mkdir(exist_ok=True)
+    app = QApplication.instance()
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    w = MainWindow(seeded_store, settings)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    w.browser.select_name("release-notes")
+    QApplication.processEvents()
+    assert w.grab().save(str(out / "main-cards.png"))
+    w.set_view_mode("list")
+    QApplication.processEvents()
+    assert w.grab().save(str(out / "main-list.png"))
+    theme.apply_theme(app, theme.DARK)
+    w.set_view_mode("cards")
+    QApplication.processEvents()
+    assert w.grab().save(str(out / "main-dark.png"))
+    theme.apply_theme(app, theme.LIGHT)
+    empty = MainWindow(Store(tmp_path / "empty.db"), settings)
+    qtbot.addWidget(empty)
+    empty.resize(1280, 800)
+    empty.show()
+    QApplication.processEvents()
+    assert empty.grab().save(str(out / "main-empty.png"))

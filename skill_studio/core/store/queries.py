@@ -159,20 +159,32 @@ class Queries(Connection):
         return out
 
     def stats(self, flt: Filters | None = None) -> dict[str, Any]:
-        """Total, by origin, active (exposed states), candidates, deprecated and score averages."""
+        """Total, by origin and lifecycle, active (exposed states), candidates, deprecated and score
+        averages. One pass over the cards (two when the filter names a lifecycle or origin, as the
+        per-state counts then ignore that filter, like ``counts``)."""
         flt = flt or Filters()
         where, params, join = self._where(flt)
-        row = self._query(
-            "SELECT count(*), "
-            "sum(c.lifecycle IN ('verified', 'released', 'degraded')), "
-            "sum(c.lifecycle = 'candidate'), sum(c.lifecycle = 'deprecated'), "
-            "avg(c.success_rate), avg(c.utility_score), avg(c.freshness) "
-            f"FROM skill_cards c {join}{where}", params)[0]
-        counts = self.counts(flt)
-        return {"total": row[0], "active": row[1] or 0, "candidates": row[2] or 0,
-                "deprecated": row[3] or 0, "by_origin": counts["origin"],
-                "by_lifecycle": counts["lifecycle"],
-                "avg_success_rate": row[4], "avg_utility": row[5], "avg_freshness": row[6]}
+        rows = self._query(
+            "SELECT c.lifecycle, c.origin, count(*), sum(c.success_rate), sum(c.utility_score), "
+            f"sum(c.freshness) FROM skill_cards c {join}{where} GROUP BY c.lifecycle, c.origin", params)
+        counts: dict[str, dict[str, int]] = {"lifecycle": {s.value: 0 for s in Lifecycle},
+                                             "origin": {o.value: 0 for o in Origin}}
+        total = 0
+        sums = [0.0, 0.0, 0.0]
+        for state, origin, n, success, utility, freshness in rows:
+            total += n
+            counts["lifecycle"][state] += n
+            counts["origin"][origin] += n
+            sums = [sums[0] + success, sums[1] + utility, sums[2] + freshness]
+        by_state = counts["lifecycle"]
+        if flt.lifecycle or flt.origin:
+            counts = self.counts(flt)
+        avg = [x / total if total else None for x in sums]
+        return {"total": total,
+                "active": by_state["verified"] + by_state["released"] + by_state["degraded"],
+                "candidates": by_state["candidate"], "deprecated": by_state["deprecated"],
+                "by_origin": counts["origin"], "by_lifecycle": counts["lifecycle"],
+                "avg_success_rate": avg[0], "avg_utility": avg[1], "avg_freshness": avg[2]}
 
     def import_state(self) -> dict[str, tuple[int, str, str, str]]:
         """Every skill's (version, content hash, origin, lifecycle): what an import compares against."""
