@@ -289,3 +289,16 @@ def test_restore_brings_back_an_old_version_as_a_new_one(store):
         store.restore("a", 2, expected_version=2)
     with pytest.raises(NotFound):
         store.restore("a", 9, expected_version=3)
+
+
+def test_search_results_follow_writes_here_and_elsewhere(store, tmp_path):
+    store.add(make("alpha", description="Parses kubernetes manifests. Use when deploying."))
+    assert store.names(Filters(text="kubernetes")) == ["alpha"]
+    store.add(make("beta", description="Kubernetes helm charts. Use when packaging."))
+    assert store.names(Filters(text="kubernetes")) == ["alpha", "beta"]
+    assert store.count(Filters(text="kubernetes")) == 2
+    other = Store(store.path)
+    other.delete("beta")
+    other.close()
+    assert store.names(Filters(text="kubernetes")) == ["alpha"]
+    assert store.counts(Filters(text="kubernetes"))["lifecycle"]["released"] == 1

@@ -22,6 +22,8 @@ class Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.actor = actor or os.environ.get("USER") or "studio"
         self._lock = threading.RLock()
+        self._writes = 0          # commits made through this connection
+        self._hits_key = None     # what the temporary search table holds (see Queries._hits)
         try:
             self._conn = sqlite3.connect(self.path, timeout=busy_timeout_ms / 1000,
                                          isolation_level=None, check_same_thread=False)
@@ -60,6 +62,7 @@ class Connection:
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
+                self._writes += 1
             except BaseException as exc:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")

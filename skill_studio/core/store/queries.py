@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import replace
 from typing import Any
@@ -11,6 +12,16 @@ from skill_studio.core.store.connection import Connection
 from skill_studio.core.store.errors import NotFound
 from skill_studio.core.store.rows import (_ROW_COLUMNS, CARD_COLUMNS, SORT_COLUMNS, Filters, fts_query,
                                           skill_from_row)
+
+
+def _locked(method):
+    """Run a read under the connection's lock: a text search fills a temporary table first,
+    and another thread must not refill it before the query that reads it."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
 
 
 class Queries(Connection):
@@ -71,9 +82,20 @@ class Queries(Connection):
             join = "JOIN skills_fts ON skills_fts.rowid = c.rowid AND skills_fts MATCH ?"
             params.insert(0, query)
         elif query:
-            clauses.append("c.rowid IN (SELECT rowid FROM skills_fts WHERE skills_fts MATCH ?)")
-            params.append(query)
+            clauses.append(f"c.rowid IN (SELECT rowid FROM {self._hits(query)})")
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params, join
+
+    def _hits(self, query: str) -> str:
+        """A temporary table of the rows matching a full-text query, kept while the query and
+        the store stay the same: a search, its counts and its stats match the text once."""
+        key = (query, self.data_version(), self._writes)
+        if self._hits_key != key:
+            self._conn.execute("CREATE TEMP TABLE IF NOT EXISTS search_hits (rowid INTEGER PRIMARY KEY)")
+            self._conn.execute("DELETE FROM temp.search_hits")
+            self._conn.execute("INSERT INTO temp.search_hits SELECT rowid FROM skills_fts WHERE skills_fts MATCH ?",
+                               (query,))
+            self._hits_key = key
+        return "temp.search_hits"
 
     def _order(self, sort: str, join: str, descending: bool) -> str:
         direction = "DESC" if descending else "ASC"
@@ -81,6 +103,7 @@ class Queries(Connection):
             return f"skills_fts.rank {'DESC' if descending else 'ASC'}, c.name"
         return f"{SORT_COLUMNS.get(sort, SORT_COLUMNS['name'])} {direction}, c.name {direction}"
 
+    @_locked
     def list(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False,
              limit: int | None = None, offset: int = 0, summary: bool = True) -> list[Skill]:
         """Skills matching the filters, sorted; ``sort='relevance'`` ranks a text search by bm25.
@@ -113,9 +136,7 @@ class Queries(Connection):
         query = fts_query(text)
         if not query:
             return False
-        n = self._query("SELECT count(*) FROM (SELECT rowid FROM skills_fts WHERE skills_fts MATCH ? "
-                        f"LIMIT {threshold + 1})", (query,))[0][0]
-        return n > threshold
+        return self._query(f"SELECT count(*) FROM {self._hits(query)}")[0][0] > threshold
 
     def cards(self, names: list[str]) -> list[Skill]:
         """The card fields of the named skills, in the order given (unknown names left out):
@@ -125,6 +146,7 @@ class Queries(Connection):
             "(SELECT value FROM json_each(?))", (json.dumps(names),))}
         return [skill_from_row(rows[n]) for n in names if n in rows]
 
+    @_locked
     def names(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False) -> list[str]:
         """Just the names of the matching skills, in order (what a list model holds)."""
         where, params, join = self._where(flt or Filters(), ranked=sort == "relevance")
@@ -132,10 +154,12 @@ class Queries(Connection):
             f"SELECT c.name FROM skill_cards c {join}{where} ORDER BY {self._order(sort, join, descending)}",
             params)]
 
+    @_locked
     def count(self, flt: Filters | None = None) -> int:
         where, params, join = self._where(flt or Filters())
         return self._query(f"SELECT count(*) FROM skill_cards c {join}{where}", params)[0][0]
 
+    @_locked
     def counts(self, flt: Filters | None = None) -> dict[str, dict[str, int]]:
         """Counts per lifecycle and per origin (every state present, zero included).
 
@@ -158,6 +182,7 @@ class Queries(Connection):
                 out[column][value] = n
         return out
 
+    @_locked
     def stats(self, flt: Filters | None = None) -> dict[str, Any]:
         """Total, by origin and lifecycle, active (exposed states), candidates, deprecated and score
         averages. One pass over the cards (two when the filter names a lifecycle or origin, as the
