@@ -40,7 +40,7 @@ class BrowserWidget(QWidget):
     def __init__(self, model: SkillListModel, parent: QWidget | None = None):
         super().__init__(parent)
         self._model = model
-        self._user_sort: str | None = None   # None: name, or relevance while searching
+        self._user_sort: str | None = None   # None: name
         self._applying = False
         self._kept: tuple[list[str], str | None] = ([], None)
         self._last_emitted: list[str] | None = None
@@ -289,8 +289,9 @@ class BrowserWidget(QWidget):
                        text=text)
 
     def sort_key(self) -> tuple[str, bool]:
-        """The sort in force: the user's choice, else relevance while searching, else name."""
-        sort = self._user_sort or ("relevance" if self.search.text().strip() else "name")
+        """The sort in force: the user's choice, else name. A search filters in the current order
+        (ranking every match by relevance is slow on big libraries; it is one click away)."""
+        sort = self._user_sort or "name"
         return sort, self.descending_action.isChecked()
 
     def refresh(self) -> None:
@@ -375,8 +376,7 @@ class BrowserWidget(QWidget):
 
     def _sort_chosen(self, action: QAction) -> None:
         key = action.data()
-        default = "relevance" if self.search.text().strip() else "name"
-        self._user_sort = None if key == default else key
+        self._user_sort = None if key == "name" else key
         self._apply_filters()
 
     def _descending_chosen(self, _checked: bool) -> None:
