@@ -158,6 +158,9 @@ class BrowserWidget(QWidget):
         self.table_view.setDragEnabled(True)
         self.table_view.setDragDropMode(QAbstractItemView.DragOnly)
         self.table_view.verticalHeader().hide()
+        # Fixed row heights: the header never asks 100,000 rows for their size.
+        self.table_view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.table_view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         self.table_view.verticalHeader().setDefaultSectionSize(26)
         header = self.table_view.horizontalHeader()
         header.setSectionsClickable(True)
