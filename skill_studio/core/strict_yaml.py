@@ -1,9 +1,9 @@
-"""The reference validator's strict YAML dialect, read with PyYAML's pure-Python reader and parser."""
+"""The reference validator's strict YAML dialect, read from PyYAML's parser events."""
 
-# The reference reads frontmatter with StrictYAML (a YAML 1.2 reader built on a
-# fork of ruamel.yaml, itself derived from PyYAML's pure-Python parser). We read
-# the same dialect with PyYAML's pure-Python reader, scanner and parser (not the
-# C parser, whose edge cases differ) and compose the node tree ourselves:
+# The reference reads frontmatter with StrictYAML (built on a fork of ruamel.yaml,
+# itself derived from PyYAML's pure-Python parser). The pure-Python parser defines
+# the dialect here (plain frontmatter takes libyaml's parser, which gives the same
+# events); we compose the node tree ourselves:
 #   * flow collections ([..] / {..}), anchors, aliases and explicit tags are errors;
 #   * every scalar is the string it spells (no null/bool/int/float/date typing),
 #     so `name: 123` is "123", `name:` and `name: ~` are "" and "~";
