@@ -1,26 +1,18 @@
-"""The skill browser: lifecycle tabs, filters, search and sort over cards or a table of one model."""
+"""The skill browser: cards or a sortable table of one model, under a filter bar."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QListView, QMenu, QStackedWidget, QTabBar, QTableView, QToolButton,
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QSize, Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QListView, QStackedWidget, QTableView,
                                QVBoxLayout, QWidget)
 
-from skill_studio.core.model import Lifecycle, Origin
+from skill_studio.core.model import Lifecycle
 from skill_studio.core.store import Filters
 from skill_studio.ui.card_delegate import CardDelegate
+from skill_studio.ui.filter_bar import FilterBar
 from skill_studio.ui.models import COLUMNS, NAME_ROLE, SkillListModel
 
-#: Lifecycle tabs in display order; None is "All".
-TABS: list[tuple[str | None, str]] = [(None, "All")] + [
-    (s.value, s.label) for s in (Lifecycle.RELEASED, Lifecycle.VERIFIED, Lifecycle.CANDIDATE,
-                                 Lifecycle.DEGRADED, Lifecycle.DEPRECATED, Lifecycle.ARCHIVED)]
-#: Sort keys offered in the sort menu, with their labels.
-SORTS: list[tuple[str, str]] = COLUMNS + [("relevance", "Relevance")]
 VIEW_MODES = ("cards", "list")
-SEARCH_DELAY_MS = 250
 
 EMPTY_STORE = ("No skills yet. Import skill folders or .skill/.zip files (File ▸ Import, or drop them "
                "here), or create a new skill (File ▸ New skill).")
@@ -40,7 +32,6 @@ class BrowserWidget(QWidget):
     def __init__(self, model: SkillListModel, parent: QWidget | None = None):
         super().__init__(parent)
         self._model = model
-        self._user_sort: str | None = None   # None: name
         self._applying = False
         self._kept: tuple[list[str], str | None] = ([], None)
         self._last_emitted: list[str] | None = None
@@ -51,76 +42,16 @@ class BrowserWidget(QWidget):
     # --- construction ---------------------------------------------------------
 
     def _build(self) -> None:
-        self.tabs = QTabBar(self)
-        self.tabs.setObjectName("lifecycleTabs")
-        self.tabs.setDrawBase(False)
-        self.tabs.setExpanding(False)
-        self.tabs.setUsesScrollButtons(True)
-        # Flat tabs with an underline; palette(highlight) follows the theme's accent.
-        self.tabs.setStyleSheet(
-            "QTabBar::tab { border: none; border-bottom: 2px solid transparent; background: transparent;"
-            " padding: 5px 12px; margin-right: 2px; }"
-            "QTabBar::tab:selected { border-bottom: 2px solid palette(highlight); }"
-            "QTabBar::tab:hover:!selected { border-bottom: 2px solid palette(mid); }")
-        for value, label in TABS:
-            self.tabs.setTabData(self.tabs.addTab(label), value)
-
-        self.origin_combo = QComboBox(self)
-        self.origin_combo.setObjectName("originFilter")
-        self.origin_combo.addItem("All origins", None)
-        for origin in Origin:
-            self.origin_combo.addItem(origin.value, origin.value)
-        self.origin_combo.setToolTip("Show only skills of this origin")
-
-        self.tag_combo = QComboBox(self)
-        self.tag_combo.setObjectName("tagFilter")
-        self.tag_combo.setToolTip("Show only skills with this tag")
-        self.tag_combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        self.tag_combo.setMinimumContentsLength(12)
-        self.tag_combo.setMaxVisibleItems(20)
-        self.tag_combo.addItem("All tags", None)
-
-        self.search = QLineEdit(self)
-        self.search.setObjectName("search")
-        self.search.setPlaceholderText("Search skills (Ctrl+F)")
-        self.search.setClearButtonEnabled(True)
-        self.search.setMinimumWidth(200)
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(SEARCH_DELAY_MS)
-
-        self.sort_button = QToolButton(self)
-        self.sort_button.setObjectName("sortButton")
-        self.sort_button.setPopupMode(QToolButton.InstantPopup)
-        self.sort_button.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        # The style's menu arrow overlaps the text; the text carries its own.
-        self.sort_button.setStyleSheet("QToolButton#sortButton { padding: 3px 8px; }"
-                                       "QToolButton#sortButton::menu-indicator { image: none; width: 0; }")
-        self.sort_menu = QMenu(self.sort_button)
-        self._sort_group = QActionGroup(self)
-        self._sort_group.setExclusive(True)
-        self.sort_actions: dict[str, QAction] = {}
-        for key, label in SORTS:
-            action = self.sort_menu.addAction(label)
-            action.setCheckable(True)
-            action.setData(key)
-            self._sort_group.addAction(action)
-            self.sort_actions[key] = action
-        self.sort_menu.addSeparator()
-        self.descending_action = self.sort_menu.addAction("Descending")
-        self.descending_action.setCheckable(True)
-        self.sort_button.setMenu(self.sort_menu)
-
-        tabs_row = QHBoxLayout()
-        tabs_row.setContentsMargins(6, 4, 6, 0)
-        tabs_row.addWidget(self.tabs, 1)
-        filters_row = QHBoxLayout()
-        filters_row.setContentsMargins(6, 4, 6, 6)
-        filters_row.setSpacing(6)
-        filters_row.addWidget(self.search, 1)
-        filters_row.addWidget(self.origin_combo)
-        filters_row.addWidget(self.tag_combo)
-        filters_row.addWidget(self.sort_button)
+        self.filter_bar = FilterBar(self)
+        # The filter bar's controls, under the names callers know.
+        self.tabs = self.filter_bar.tabs
+        self.origin_combo = self.filter_bar.origin_combo
+        self.tag_combo = self.filter_bar.tag_combo
+        self.search = self.filter_bar.search
+        self.sort_button = self.filter_bar.sort_button
+        self.sort_menu = self.filter_bar.sort_menu
+        self.sort_actions = self.filter_bar.sort_actions
+        self.descending_action = self.filter_bar.descending_action
 
         self.card_view = QListView(self)
         self.card_view.setObjectName("cardView")
@@ -188,20 +119,13 @@ class BrowserWidget(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(tabs_row)
-        layout.addLayout(filters_row)
+        layout.addWidget(self.filter_bar)
         layout.addWidget(self.stack, 1)
         self.setFocusProxy(self.card_view)
 
     def _connect(self) -> None:
-        self.tabs.currentChanged.connect(self._apply_filters)
-        self.origin_combo.currentIndexChanged.connect(self._apply_filters)
-        self.tag_combo.currentIndexChanged.connect(self._apply_filters)
-        self.search.textChanged.connect(self._search_timer.start)
-        self.search.returnPressed.connect(self._search_now)
-        self._search_timer.timeout.connect(self._apply_filters)
-        self._sort_group.triggered.connect(self._sort_chosen)
-        self.descending_action.toggled.connect(self._descending_chosen)
+        self.filter_bar.changed.connect(self._apply_filters)
+        self.filter_bar.searchSubmitted.connect(self._search_now)
         self.table_view.horizontalHeader().sortIndicatorChanged.connect(self._header_sorted)
         self.empty_label.linkActivated.connect(self._link_activated)
 
@@ -214,11 +138,6 @@ class BrowserWidget(QWidget):
         self._model.rowsInserted.connect(self._update_empty_state)
         self._model.rowsRemoved.connect(self._update_empty_state)
         self._model.queryChanged.connect(self._query_changed)
-
-        # Ctrl+F belongs to the window's Find action (it calls focus_search); a second
-        # shortcut here would make the key ambiguous and neither would fire.
-        clear = QShortcut(QKeySequence(Qt.Key_Escape), self.search, self._clear_search)
-        clear.setContext(Qt.WidgetShortcut)
 
     # --- public API -------------------------------------------------------------
 
@@ -281,25 +200,20 @@ class BrowserWidget(QWidget):
         self.table_view.viewport().update()
 
     def focus_search(self) -> None:
-        self.search.setFocus(Qt.ShortcutFocusReason)
-        self.search.selectAll()
+        self.filter_bar.focus_search()
 
     def filters(self) -> Filters:
         """The filters the controls describe (the search text as typed, before the delay)."""
-        text = self.search.text().strip() or None
-        return Filters(lifecycle=self.tabs.tabData(self.tabs.currentIndex()),
-                       origin=self.origin_combo.currentData(), tag=self.tag_combo.currentData(),
-                       text=text)
+        return self.filter_bar.filters()
 
     def sort_key(self) -> tuple[str, bool]:
         """The sort in force: the user's choice, else name. A search filters in the current order
         (ranking every match by relevance is slow on big libraries; it is one click away)."""
-        sort = self._user_sort or "name"
-        return sort, self.descending_action.isChecked()
+        return self.filter_bar.sort_key()
 
     def refresh(self) -> None:
         """Read names, counts and tags again from the store; the selection is kept by name."""
-        self._refill_tags()
+        self.filter_bar.set_tags(self._model.store.tags())
         self._model.reload()
         self._update_counts()
         self._sync_sort_controls()
@@ -307,23 +221,12 @@ class BrowserWidget(QWidget):
 
     def clear_filters(self) -> None:
         """Show every skill: All tab, all origins, all tags, no search."""
-        self._applying = True
-        try:
-            self.tabs.setCurrentIndex(0)
-            self.origin_combo.setCurrentIndex(0)
-            self.tag_combo.setCurrentIndex(0)
-            self.search.clear()
-            self._search_timer.stop()
-        finally:
-            self._applying = False
+        self.filter_bar.clear()
         self._apply_filters()
 
     def state(self) -> dict:
         """View mode, filters and sort as plain values (for settings)."""
-        flt = self.filters()
-        return {"view_mode": self.view_mode(), "lifecycle": flt.lifecycle, "origin": flt.origin,
-                "tag": flt.tag, "search": self.search.text(), "sort": self._user_sort,
-                "descending": self.descending_action.isChecked()}
+        return {"view_mode": self.view_mode(), **self.filter_bar.state()}
 
     def restore_state(self, state: dict) -> None:
         """Apply what :meth:`state` returned; unknown or stale values fall back to the defaults."""
@@ -331,24 +234,7 @@ class BrowserWidget(QWidget):
         mode = state.get("view_mode")
         if mode in VIEW_MODES:
             self.set_view_mode(mode)
-        self._applying = True
-        try:
-            lifecycle = state.get("lifecycle")
-            tab = next((i for i in range(self.tabs.count()) if self.tabs.tabData(i) == lifecycle), 0)
-            self.tabs.setCurrentIndex(tab)
-            origin = self.origin_combo.findData(state.get("origin"))
-            self.origin_combo.setCurrentIndex(max(0, origin))
-            tag = state.get("tag")
-            if tag and self.tag_combo.findData(tag) < 0:
-                self.tag_combo.addItem(tag, tag)
-            self.tag_combo.setCurrentIndex(max(0, self.tag_combo.findData(tag)))
-            self.search.setText(str(state.get("search") or ""))
-            self._search_timer.stop()
-            sort = state.get("sort")
-            self._user_sort = sort if sort in dict(SORTS) else None
-            self.descending_action.setChecked(bool(state.get("descending", False)))
-        finally:
-            self._applying = False
+        self.filter_bar.restore_state(state)
         self._apply_filters()
 
     # --- filters, search and sort ---------------------------------------------------
@@ -356,7 +242,7 @@ class BrowserWidget(QWidget):
     def _apply_filters(self, *_args) -> None:
         if self._applying:
             return
-        self._search_timer.stop()
+        self.filter_bar.cancel_pending_search()
         flt = self.filters()
         sort, descending = self.sort_key()
         self._applying = True
@@ -370,31 +256,13 @@ class BrowserWidget(QWidget):
         self.filtersChanged.emit(flt)
 
     def _search_now(self) -> None:
-        if self._search_timer.isActive() or self.search.text().strip() != (self._model.filters.text or ""):
-            self._apply_filters()
-
-    def _clear_search(self) -> None:
-        self.search.clear()
-        self._apply_filters()
-
-    def _sort_chosen(self, action: QAction) -> None:
-        key = action.data()
-        self._user_sort = None if key == "name" else key
-        self._apply_filters()
-
-    def _descending_chosen(self, _checked: bool) -> None:
-        if not self._applying:
+        if self.filter_bar.search_pending() or self.search.text().strip() != (self._model.filters.text or ""):
             self._apply_filters()
 
     def _header_sorted(self, section: int, order: Qt.SortOrder) -> None:
         if self._applying or not 0 <= section < len(COLUMNS):
             return
-        self._user_sort = COLUMNS[section][0]
-        self._applying = True
-        try:
-            self.descending_action.setChecked(order == Qt.DescendingOrder)
-        finally:
-            self._applying = False
+        self.filter_bar.set_sort(COLUMNS[section][0], order == Qt.DescendingOrder)
         self._apply_filters()
 
     def _query_changed(self) -> None:
@@ -403,23 +271,12 @@ class BrowserWidget(QWidget):
             return
         sort, descending = self._model.sort_key
         if (sort, descending) != self.sort_key():
-            self._user_sort = sort
-            self._applying = True
-            try:
-                self.descending_action.setChecked(descending)
-            finally:
-                self._applying = False
+            self.filter_bar.set_sort(sort, descending)
         self._sync_sort_controls()
         self._update_empty_state()
 
     def _sync_sort_controls(self) -> None:
-        sort, descending = self.sort_key()
-        if sort == "relevance" and not self.search.text().strip():
-            sort = "name"
-        self.sort_actions[sort].setChecked(True)
-        label = dict(SORTS)[sort]
-        self.sort_button.setText(f"Sort: {label} {'↓' if descending else '↑'}  ▾")
-        self.sort_button.setToolTip("Sort order (click a column header in the list view to sort too)")
+        sort, descending = self.filter_bar.sync_sort_controls()
         header = self.table_view.horizontalHeader()
         column = next((i for i, (key, _) in enumerate(COLUMNS) if key == sort), -1)
         header.blockSignals(True)
@@ -432,27 +289,7 @@ class BrowserWidget(QWidget):
     def _update_counts(self) -> None:
         flt = self.filters()
         counts = self._model.store.counts(Filters(origin=flt.origin, tag=flt.tag, text=flt.text))
-        by_state = counts["lifecycle"]
-        total = sum(by_state.values())
-        for i in range(self.tabs.count()):
-            value = self.tabs.tabData(i)
-            label = dict(TABS)[value]
-            self.tabs.setTabText(i, f"{label} {total if value is None else by_state.get(value, 0)}")
-
-    def _refill_tags(self) -> None:
-        current = self.tag_combo.currentData()
-        tags = self._model.store.tags()
-        self.tag_combo.blockSignals(True)
-        try:
-            self.tag_combo.clear()
-            self.tag_combo.addItem("All tags", None)
-            for tag, n in tags:
-                self.tag_combo.addItem(f"{tag} ({n})", tag)
-            if current and self.tag_combo.findData(current) < 0:
-                self.tag_combo.addItem(f"{current} (0)", current)
-            self.tag_combo.setCurrentIndex(max(0, self.tag_combo.findData(current)))
-        finally:
-            self.tag_combo.blockSignals(False)
+        self.filter_bar.set_counts(counts["lifecycle"])
 
     # --- empty state ------------------------------------------------------------------
 
