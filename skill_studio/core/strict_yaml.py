@@ -236,21 +236,14 @@ def _compose_events(get_event, _where: Where) -> _Node | None:
         mark = event.start_mark
         if isinstance(event, yaml.ScalarEvent):
             return _Node("scalar", mark.line, mark.column, event.value, plain=event.style is None)
-        if isinstance(event, yaml.SequenceStartEvent):
-            node = _Node("seq", mark.line, mark.column)
-            while True:
-                child = next_event()
-                if isinstance(child, yaml.SequenceEndEvent):
-                    return node
-                node.items.append(compose(child))
-        if isinstance(event, yaml.MappingStartEvent):
-            node = _Node("map", mark.line, mark.column)
-            while True:
-                key = next_event()
-                if isinstance(key, yaml.MappingEndEvent):
-                    return node
-                key_node = compose(key)
-                node.items.append((key_node, compose(next_event())))
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            is_map = isinstance(event, yaml.MappingStartEvent)
+            node = _Node("map" if is_map else "seq", mark.line, mark.column)
+            # A mapping's events alternate key, value; a sequence's are its items.
+            while not isinstance(child := next_event(), (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                item = compose(child)
+                node.items.append((item, compose(next_event())) if is_map else item)
+            return node
         raise DialectError(f"unexpected {type(event).__name__} at {_where(mark.line, mark.column)}",
                            mark.line, mark.column)  # pragma: no cover - the parser prevents it
 
