@@ -88,18 +88,17 @@ def main() -> None:
 
     mid = WORDS[len(COMMON) + 20: len(COMMON) + 2000]
 
-    def search_word():
-        store.list(Filters(text=rng.choice(mid)), sort="relevance", limit=200)
+    def word() -> str:
+        return rng.choice(mid)
 
-    def search_common():
-        store.list(Filters(text=rng.choice(COMMON)), sort="relevance", limit=200)
-
-    def search_typing():
+    def prefix() -> str:  # a word being typed
         w = rng.choice(mid)
-        store.list(Filters(text=w[: max(3, len(w) - 2)]), sort="relevance", limit=200)
+        return w[: max(3, len(w) - 2)]
 
-    def search_two():
-        store.list(Filters(text=f"{rng.choice(COMMON)} {rng.choice(mid)}"), sort="relevance", limit=200)
+    def search(text, sort: str, lifecycle=None):
+        """A page of 200 search results; ``text`` is called for each run."""
+        return lambda: store.list(Filters(text=text(), lifecycle=lifecycle() if lifecycle else None),
+                                  sort=sort, limit=200)
 
     def names_for_filter():
         store.names(Filters(lifecycle=rng.choice(STATES)))
@@ -115,23 +114,14 @@ def main() -> None:
     measure("page of 200 cards by keys (any page)", page_by_keys, args.runs)
     measure("keys of a lifecycle filter (a view's reset)", names_for_filter, args.runs)
     measure("page of 200 cards by OFFSET (any page)", page, args.runs)
-    def search_box():
-        store.list(Filters(text=rng.choice(mid)), sort="name", limit=200)
-
-    def search_box_typing():
-        w = rng.choice(mid)
-        store.list(Filters(text=w[: max(3, len(w) - 2)]), sort="name", limit=200)
-
-    def search_box_common():
-        store.list(Filters(text=rng.choice(COMMON), lifecycle=rng.choice(STATES)), sort="name", limit=200)
-
-    measure("FTS search box: one word, first 200 by name", search_box, args.runs)
-    measure("FTS search box while typing (prefix), by name", search_box_typing, args.runs)
-    measure("FTS search box: common word + lifecycle tab", search_box_common, args.runs)
-    measure("FTS search, one word, top 200 by relevance", search_word, args.runs)
-    measure("FTS search, two words, top 200", search_two, args.runs)
-    measure("FTS search while typing (prefix), top 200", search_typing, args.runs)
-    measure("FTS search, very common word, top 200", search_common, max(20, args.runs // 10))
+    common, state = (lambda: rng.choice(COMMON)), (lambda: rng.choice(STATES))
+    measure("FTS search box: one word, first 200 by name", search(word, "name"), args.runs)
+    measure("FTS search box while typing (prefix), by name", search(prefix, "name"), args.runs)
+    measure("FTS search box: common word + lifecycle tab", search(common, "name", state), args.runs)
+    measure("FTS search, one word, top 200 by relevance", search(word, "relevance"), args.runs)
+    measure("FTS search, two words, top 200", search(lambda: f"{common()} {word()}", "relevance"), args.runs)
+    measure("FTS search while typing (prefix), top 200", search(prefix, "relevance"), args.runs)
+    measure("FTS search, very common word, top 200", search(common, "relevance"), max(20, args.runs // 10))
     measure("counts per lifecycle and origin", lambda: store.counts(), args.runs)
     store.close()
 
