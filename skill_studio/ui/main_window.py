@@ -75,9 +75,7 @@ class MainWindow(QMainWindow):
         self.watcher = StoreWatcher(store, parent=self)
         self.watcher.changedElsewhere.connect(self.refresh)
 
-        self.browser.restore_state(settings.browser_state)
-        self.model.reload() if self.model.rowCount() == 0 else None
-        self.browser.refresh()
+        self.browser.restore_state(settings.browser_state)  # applies the saved filters once
         self.stats.update_stats(self.model.filters)
         self._on_selection(self.browser.selected_names())
         self._restore_geometry()
@@ -177,7 +175,7 @@ class MainWindow(QMainWindow):
     def set_theme(self, name: str) -> None:
         self.settings.theme = name
         theme.apply_theme(QApplication.instance(), theme.tokens_for(name))
-        self.browser.viewport_update() if hasattr(self.browser, "viewport_update") else self.browser.update()
+        self.browser.viewport_update()
 
     def reveal(self, name: str) -> None:
         """Show a skill: clear filters that hide it, select it in the browser."""
