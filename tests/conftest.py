@@ -12,6 +12,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 FIXTURES = Path(__file__).parent / "fixtures"
 REAL_WORLD = FIXTURES / "real_world"
 SAMPLES = Path(__file__).parent.parent / "resources" / "samples"
+#: Where GUI tests leave screenshots for a person to look at (ignored by git).
+SCREENSHOTS = Path(__file__).parent / "screenshots"
 
 
 @pytest.fixture(autouse=True)

@@ -247,6 +247,7 @@ class BrowserWidget(QWidget):
         sort, descending = self.sort_key()
         self._applying = True
         try:
+            self._model.store.prefetch_counts(flt)  # counted beside the names, for the tabs and stats
             self._model.set_query(flt, sort, descending)
         finally:
             self._applying = False

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QApplication, QLabel, QMainWindow, QMenu, QMessageBox, QSplitter,
+                               QVBoxLayout, QWidget)
 
 from skill_studio import __version__
 from skill_studio.core.store import Store
@@ -69,6 +69,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.store_label)
 
         self.browser.selectionChanged.connect(self._on_selection)
+        for view in (self.browser.card_view, self.browser.table_view):
+            view.setContextMenuPolicy(Qt.CustomContextMenu)
+            view.customContextMenuRequested.connect(lambda pos, v=view: self._context_menu_at(v, pos))
         self.browser.filtersChanged.connect(self.stats.update_stats)
         self.browser.skillActivated.connect(self.details.show_skill)
         self.details.skillLinkActivated.connect(self.reveal)
@@ -102,6 +105,10 @@ class MainWindow(QMainWindow):
         a("export_zip", "Export selection as &zip…", lambda: self.export_selection(True), "Ctrl+Shift+E",
           "Write each selected skill as a .zip")
         a("delete", "&Delete…", self.delete_selection, QKeySequence.Delete, "Delete the selected skills")
+        a("copy_names", "&Copy name", self.copy_names, QKeySequence.Copy, "Copy the selected skills' names")
+        # Ctrl+C copies names only where the skills are; text fields elsewhere keep their own copy.
+        self.actions["copy_names"].setShortcutContext(Qt.WidgetWithChildrenShortcut)
+        self.browser.addAction(self.actions["copy_names"])
         a("quit", "&Quit", self.close, QKeySequence.Quit)
         a("find", "&Find", self.browser.focus_search, QKeySequence.Find, "Search skills")
         a("select_all", "Select &all", self.browser.select_all, QKeySequence.SelectAll)
@@ -128,6 +135,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.actions["quit"])
         edit = bar.addMenu("&Edit")
+        edit.addAction(self.actions["copy_names"])
         edit.addAction(self.actions["find"])
         edit.addAction(self.actions["select_all"])
         view = bar.addMenu("&View")
@@ -163,10 +171,41 @@ class MainWindow(QMainWindow):
     def _on_selection(self, names: list) -> None:
         self.details.show_skill(names[0] if len(names) == 1 else None)
         has = bool(names)
-        for key in ("export", "export_zip", "delete"):
+        for key in ("export", "export_zip", "delete", "copy_names"):
             self.actions[key].setEnabled(has)
+        self.actions["copy_names"].setText("&Copy names" if len(names) > 1 else "&Copy name")
         if len(names) > 1:
             self.statusBar().showMessage(f"{len(names)} selected")
+
+    def context_menu(self) -> QMenu:
+        """What a right click on the selected skills offers."""
+        menu = QMenu(self)
+        for key in ("export", "export_zip", None, "copy_names", None, "delete"):
+            if key is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(self.actions[key])
+        return menu
+
+    def _context_menu_at(self, view, pos) -> None:
+        index = view.indexAt(pos)
+        if index.isValid() and self.model.name_at(index.row()) not in self.browser.selected_names():
+            self.browser.select_name(self.model.name_at(index.row()))  # a right click selects what it is on
+        if not self.browser.selected_names():
+            return
+        menu = self.context_menu()
+        menu.setAttribute(Qt.WA_DeleteOnClose)
+        menu.popup(view.viewport().mapToGlobal(pos))
+
+    def copy_names(self) -> None:
+        """The selected skills' names on the clipboard, one per line (the search field copies its text)."""
+        if self.browser.search.hasFocus():
+            self.browser.search.copy()
+            return
+        names = self.browser.selected_names()
+        if names:
+            QApplication.clipboard().setText("\n".join(names))
+            self.statusBar().showMessage(f"Copied {len(names)} name{'s' if len(names) != 1 else ''}", 3000)
 
     def set_view_mode(self, mode: str) -> None:
         self.browser.set_view_mode(mode)
@@ -283,5 +322,6 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.watcher.stop()
+        self.browser.filter_bar.cancel_pending_search()  # no search runs after the window is gone
         self.save_state()
         super().closeEvent(event)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from datetime import datetime, timezone
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
 from skill_studio.core.store import Filters, Store
@@ -42,17 +43,23 @@ def relative_time(stamp: str | None, now: datetime | None = None) -> str:
     return "just now"
 
 
-class SkillListModel(QAbstractTableModel):
+class SkillListModel(QStandardItemModel):
     """Skills matching a query, in order. Holds only names; cards are fetched a page
-    (200 rows) at a time and kept in a small cache, so 100,000 skills cost little."""
+    (200 rows) at a time and kept in a small cache, so 100,000 skills cost little.
+
+    The shape of the table (rows, columns, indexes) lives in C++: the base class holds
+    no items, only its row count. A wrapping card view asks for an index of every row
+    when it lays out, and answering those 100,000 calls in Python took half a second;
+    in C++ it takes a few milliseconds. Everything a cell shows comes from :meth:`data`.
+    """
 
     queryChanged = Signal()
 
     def __init__(self, store: Store, parent=None):
-        super().__init__(parent)
+        super().__init__(0, len(COLUMNS), parent)
         self._store = store
         self._names: list[str] = []
-        self._rows: dict[str, int] = {}
+        self._row_index: dict[str, int] | None = {}   # name -> row, built when first asked for
         self._pages: OrderedDict[int, list[Skill]] = OrderedDict()
         self._filters = Filters()
         self._sort = "name"
@@ -90,17 +97,23 @@ class SkillListModel(QAbstractTableModel):
         names = self._store.names(self._filters, sort=sort, descending=self._descending)
         self.beginResetModel()
         self._names = names
-        self._rows = {n: i for i, n in enumerate(names)}
+        self._row_index = None
         self._pages.clear()
+        self.blockSignals(True)   # the reset below tells the views; no row signals inside it
+        try:
+            self.setRowCount(len(names))
+        finally:
+            self.blockSignals(False)
         self.endResetModel()
 
     def refresh_skills(self, names: list[str]) -> None:
         """Fetch these skills' cards again (their row stays; a full reload is not needed)."""
-        pages = {self._rows[n] // PAGE for n in names if n in self._rows}
+        rows = self._rows()
+        pages = {rows[n] // PAGE for n in names if n in rows}
         for p in pages:
             self._pages.pop(p, None)
         for n in names:
-            row = self._rows.get(n)
+            row = rows.get(n)
             if row is not None:
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
@@ -110,7 +123,12 @@ class SkillListModel(QAbstractTableModel):
         return list(self._names)
 
     def row_of(self, name: str) -> int:
-        return self._rows.get(name, -1)
+        return self._rows().get(name, -1)
+
+    def _rows(self) -> dict[str, int]:
+        if self._row_index is None:
+            self._row_index = {n: i for i, n in enumerate(self._names)}
+        return self._row_index
 
     def name_at(self, row: int) -> str | None:
         return self._names[row] if 0 <= row < len(self._names) else None
@@ -133,11 +151,7 @@ class SkillListModel(QAbstractTableModel):
 
     # --- Qt model -------------------------------------------------------------
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._names)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
+    # rowCount, columnCount, index and parent are the base class's, in C++.
 
     def flags(self, index):
         if not index.isValid():

@@ -1,6 +1,5 @@
 """The skill browser: tabs with counts, filters, debounced search, sort, two views, one selection."""
 
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
@@ -13,8 +12,9 @@ from skill_studio.ui import theme
 from skill_studio.ui.browser import BrowserWidget
 from skill_studio.ui.card_delegate import CardDelegate, CardFonts, card_layout
 from skill_studio.ui.models import SkillListModel
+from conftest import SCREENSHOTS
 
-SHOTS = Path("/tmp/shots")
+SHOTS = SCREENSHOTS
 
 
 @pytest.fixture

@@ -1,6 +1,5 @@
 """Import, export, new-skill and delete actions, driven through their real widgets."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -12,8 +11,9 @@ from skill_studio.core.importer import ImportEntry, ImportReport
 from skill_studio.core.validate import validate_text
 from skill_studio.ui.import_flow import ImportReportDialog, ImportRunner, report_text, run_import
 from skill_studio.ui.skill_actions import NewSkillDialog, delete_skills, export_skills, name_problem, new_skill_md
+from conftest import SCREENSHOTS
 
-SHOTS = Path(os.environ.get("SKILL_STUDIO_SHOTS", "/tmp/shots"))
+SHOTS = SCREENSHOTS
 
 
 def make_skill(root: Path, name: str, description: str | None = None, body: str = "Do the thing.\n") -> Path:

@@ -106,11 +106,11 @@ def test_delete_is_refused_while_others_depend(window, seeded_store):
 
 def test_screenshots(qtbot, tmp_path, seeded_store):
     """Card view, list view, dark theme and an empty store, for a person to look at."""
-    from pathlib import Path
 
     from skill_studio.ui import theme
 
-    out = Path(__file__).resolve().parent.parent / "screenshots"
+    from conftest import SCREENSHOTS as out
+
     out.mkdir(exist_ok=True)
     app = QApplication.instance()
     settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
@@ -135,3 +135,43 @@ def test_screenshots(qtbot, tmp_path, seeded_store):
     empty.show()
     QApplication.processEvents()
     assert empty.grab().save(str(out / "main-empty.png"))
+
+
+def test_right_click_selects_the_card_and_offers_its_actions(window, qtbot, monkeypatch):
+    from PySide6.QtCore import Qt
+
+    browser = window.browser
+    browser.select_name("release-notes")
+    view = browser.card_view
+    row = window.model.row_of("pdf-extract")
+    pos = view.visualRect(window.model.index(row, 0)).center()
+    shown = []
+    monkeypatch.setattr("PySide6.QtWidgets.QMenu.popup", lambda menu, at, *a: shown.append(
+        [act.text().replace("&", "") for act in menu.actions() if not act.isSeparator()]))
+    view.customContextMenuRequested.emit(pos)
+    assert browser.selected_names() == ["pdf-extract"]  # the right click selected what it was on
+    assert shown == [["Export selection…", "Export selection as zip…", "Copy name", "Delete…"]]
+    browser.select_names(["pdf-extract", "release-notes"])
+    shown.clear()
+    view.customContextMenuRequested.emit(pos)  # on a selected card: the selection stays
+    assert browser.selected_names() == ["pdf-extract", "release-notes"]
+    assert "Copy names" in shown[0]
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key_C, Qt.ControlModifier)
+    assert QApplication.clipboard().text() == "pdf-extract\nrelease-notes"
+    browser.search.setText("pdf")
+    browser.search.selectAll()
+    browser.search.setFocus()
+    qtbot.keyClick(browser.search, Qt.Key_C, Qt.ControlModifier)  # the search field copies its own text
+    assert QApplication.clipboard().text() == "pdf"
+
+
+def test_right_click_on_empty_space_with_nothing_selected_shows_nothing(window, monkeypatch):
+    from PySide6.QtCore import QPoint
+
+    window.browser.select_names([])
+    shown = []
+    monkeypatch.setattr("PySide6.QtWidgets.QMenu.popup", lambda menu, at, *a: shown.append(menu))
+    view = window.browser.card_view
+    view.customContextMenuRequested.emit(QPoint(view.viewport().width() - 2, view.viewport().height() - 2))
+    assert shown == []

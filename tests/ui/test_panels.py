@@ -1,6 +1,5 @@
 """The detail panel and the stats bar show what the store holds; links lead to related skills."""
 
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
@@ -11,8 +10,9 @@ from skill_studio.core.store import Filters
 from skill_studio.ui import theme
 from skill_studio.ui.detail_panel import EMPTY_TEXT, MISSING_TIP, DetailPanel
 from skill_studio.ui.stats_bar import StatsBar, summary
+from conftest import SCREENSHOTS
 
-SHOTS = Path("/tmp/shots")
+SHOTS = SCREENSHOTS
 
 
 @pytest.fixture

@@ -24,6 +24,9 @@ class Connection:
         self._lock = threading.RLock()
         self._writes = 0          # commits made through this connection
         self._hits_key = None     # what the temporary search table holds (see Queries._hits)
+        self._grid_key = None     # the filter and store state Queries._grid last counted
+        self._grid_value: Any = {}  # or the Future of a count running on the reader
+        self._reader: Any = None    # (second connection, its thread) for counts made in parallel
         try:
             self._conn = sqlite3.connect(self.path, timeout=busy_timeout_ms / 1000,
                                          isolation_level=None, check_same_thread=False)
@@ -40,6 +43,11 @@ class Connection:
 
     def close(self) -> None:
         with self._lock:
+            if self._reader is not None:
+                reader, pool = self._reader
+                pool.shutdown(wait=True)
+                reader.close()
+                self._reader = None
             self._conn.close()
 
     def __enter__(self):
@@ -73,6 +81,17 @@ class Connection:
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
             return self._conn.execute(sql, tuple(params)).fetchall()
+
+    def _rows_of(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+        """Plain tuples, cheaper than rows with names when there are 100,000 of them."""
+        with self._lock:
+            cursor = self._conn.cursor()
+            cursor.row_factory = None
+            return cursor.execute(sql, tuple(params)).fetchall()
+
+    def _column(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        """The first column of every row."""
+        return [r[0] for r in self._rows_of(sql, params)]
 
     # --- reading ------------------------------------------------------------
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import replace
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
 from skill_studio.core.store.connection import Connection
-from skill_studio.core.store.errors import NotFound
+from skill_studio.core.store.errors import NotFound, StoreError
 from skill_studio.core.store.rows import (_ROW_COLUMNS, CARD_COLUMNS, SORT_COLUMNS, Filters, fts_query,
                                           skill_from_row)
 
@@ -85,11 +85,18 @@ class Queries(Connection):
             clauses.append(f"c.rowid IN (SELECT rowid FROM {self._hits(query)})")
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params, join
 
+    def _state_key(self, what: Any) -> tuple | None:
+        """A key for a result about ``what`` that holds until the store changes (None inside
+        a write transaction, whose own writes the data version does not show)."""
+        if self._conn.in_transaction:
+            return None
+        return (what, self.data_version(), self._writes)
+
     def _hits(self, query: str) -> str:
         """A temporary table of the rows matching a full-text query, kept while the query and
         the store stay the same: a search, its counts and its stats match the text once."""
-        key = (query, self.data_version(), self._writes)
-        if self._hits_key != key:
+        key = self._state_key(query)
+        if key is None or self._hits_key != key:
             self._conn.execute("CREATE TEMP TABLE IF NOT EXISTS search_hits (rowid INTEGER PRIMARY KEY)")
             self._conn.execute("DELETE FROM temp.search_hits")
             self._conn.execute("INSERT INTO temp.search_hits SELECT rowid FROM skills_fts WHERE skills_fts MATCH ?",
@@ -119,11 +126,8 @@ class Queries(Connection):
             select = ", ".join(f"p.{col}" for col in _ROW_COLUMNS)
             source = "skill_cards c JOIN procedural_memory p ON p.rowid = c.rowid"
         page = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
-        if page and sort == "name" and not join and flt.text and self._many_matches(flt.text):
-            # Many matches: walking the name order and keeping the matches stops after one
-            # page; SQLite would otherwise fetch every match and sort them all.
-            index = "cards_lifecycle_name" if flt.lifecycle else "cards_origin_name" if flt.origin else "cards_name"
-            source += f" INDEXED BY {index}"
+        if page:
+            source += self._name_walk(flt, sort, join)
         if sort == "relevance" and join and not descending and not where:
             # Rank inside the full-text index first, then join only the page's rows.
             sql = (f"SELECT {select} FROM (SELECT rowid, rank FROM skills_fts WHERE skills_fts MATCH ? "
@@ -131,6 +135,15 @@ class Queries(Connection):
         else:
             sql = f"SELECT {select} FROM {source} {join}{where} ORDER BY {self._order(sort, join, descending)}{page}"
         return [skill_from_row(r) for r in self._query(sql, params)]
+
+    def _name_walk(self, flt: Filters, sort: str, join: str) -> str:
+        """An INDEXED BY clause for a text search by name with many matches: walking the name
+        order and keeping the matches beats fetching every match and sorting them (twice as
+        fast for all of them, and a page stops early). Empty when that does not apply."""
+        if sort != "name" or join or not flt.text or not self._many_matches(flt.text):
+            return ""
+        index = "cards_lifecycle_name" if flt.lifecycle else "cards_origin_name" if flt.origin else "cards_name"
+        return f" INDEXED BY {index}"
 
     def _many_matches(self, text: str, threshold: int = 1000) -> bool:
         query = fts_query(text)
@@ -149,10 +162,11 @@ class Queries(Connection):
     @_locked
     def names(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False) -> list[str]:
         """Just the names of the matching skills, in order (what a list model holds)."""
-        where, params, join = self._where(flt or Filters(), ranked=sort == "relevance")
-        return [r[0] for r in self._query(
-            f"SELECT c.name FROM skill_cards c {join}{where} ORDER BY {self._order(sort, join, descending)}",
-            params)]
+        flt = flt or Filters()
+        where, params, join = self._where(flt, ranked=sort == "relevance")
+        source = "skill_cards c" + self._name_walk(flt, sort, join)
+        return self._column(
+            f"SELECT c.name FROM {source} {join}{where} ORDER BY {self._order(sort, join, descending)}", params)
 
     @_locked
     def count(self, flt: Filters | None = None) -> int:
@@ -160,6 +174,47 @@ class Queries(Connection):
         return self._query(f"SELECT count(*) FROM skill_cards c {join}{where}", params)[0][0]
 
     @_locked
+    def _grid(self, flt: Filters) -> dict[tuple[str, str], tuple[int, float, float, float]]:
+        """(lifecycle, origin) -> (count, sum of success, utility, freshness) for the skills matching
+        the tag and text of ``flt`` (its lifecycle and origin are ignored): every count and
+        average a browser shows derives from this one pass over a small index. Kept while the
+        filter and the store stay the same, so the tabs' counts and the stats share it."""
+        base = Filters(tag=flt.tag, text=flt.text)
+        key = self._state_key(base)
+        if key is not None and self._grid_key == key:
+            if isinstance(self._grid_value, Future):
+                self._grid_value = self._grid_value.result()
+            return self._grid_value
+        grid = self._count_grid(base)
+        self._grid_key, self._grid_value = key, grid
+        return grid
+
+    def _count_grid(self, base: Filters) -> dict[tuple[str, str], tuple[int, float, float, float]]:
+        where, params, join = self._where(base)
+        index = "" if join or base.tag else " INDEXED BY cards_stats"
+        return {(state, origin): (n, success, utility, freshness)
+                for state, origin, n, success, utility, freshness in self._query(
+                    "SELECT c.lifecycle, c.origin, count(*), sum(c.success_rate), sum(c.utility_score), "
+                    f"sum(c.freshness) FROM skill_cards c{index} {join}{where} "
+                    "GROUP BY c.lifecycle, c.origin", params)}
+
+    @_locked
+    def prefetch_counts(self, flt: Filters | None = None) -> None:
+        """Start counting ``flt``'s skills on a second connection in the background, so that
+        ``counts`` and ``stats`` find the figures ready while this connection lists the
+        names (two cores, and SQLite lets go of Python while it works)."""
+        base = Filters(tag=(flt or Filters()).tag, text=(flt or Filters()).text)
+        key = self._state_key(base)
+        if key is None or self._grid_key == key:
+            return
+        if self._reader is None:
+            try:
+                self._reader = (type(self)(self.path, actor=self.actor), ThreadPoolExecutor(1, "store-counts"))
+            except StoreError:
+                return  # counted here when asked, as without a reader
+        reader, pool = self._reader
+        self._grid_key, self._grid_value = key, pool.submit(reader._count_grid, base)
+
     def counts(self, flt: Filters | None = None) -> dict[str, dict[str, int]]:
         """Counts per lifecycle and per origin (every state present, zero included).
 
@@ -168,42 +223,30 @@ class Queries(Connection):
         flt = flt or Filters()
         out: dict[str, dict[str, int]] = {"lifecycle": {s.value: 0 for s in Lifecycle},
                                           "origin": {o.value: 0 for o in Origin}}
-        if not (flt.lifecycle or flt.origin):  # one pass serves both
-            where, params, join = self._where(flt)
-            for state, origin, n in self._query(f"SELECT c.lifecycle, c.origin, count(*) FROM skill_cards c "
-                                                f"{join}{where} GROUP BY c.lifecycle, c.origin", params):
+        for (state, origin), (n, *_sums) in self._grid(flt).items():
+            if not flt.origin or origin == Origin(flt.origin).value:
                 out["lifecycle"][state] += n
+            if not flt.lifecycle or state == Lifecycle(flt.lifecycle).value:
                 out["origin"][origin] += n
-            return out
-        for column in ("lifecycle", "origin"):
-            where, params, join = self._where(replace(flt, **{column: None}))
-            for value, n in self._query(f"SELECT c.{column}, count(*) FROM skill_cards c "
-                                        f"{join}{where} GROUP BY c.{column}", params):
-                out[column][value] = n
         return out
 
-    @_locked
     def stats(self, flt: Filters | None = None) -> dict[str, Any]:
         """Total, by origin and lifecycle, active (exposed states), candidates, deprecated and score
-        averages. One pass over the cards (two when the filter names a lifecycle or origin, as the
-        per-state counts then ignore that filter, like ``counts``)."""
+        averages of the skills matching the filters. The per-state counts ignore their own
+        filter, like ``counts``."""
         flt = flt or Filters()
-        where, params, join = self._where(flt)
-        rows = self._query(
-            "SELECT c.lifecycle, c.origin, count(*), sum(c.success_rate), sum(c.utility_score), "
-            f"sum(c.freshness) FROM skill_cards c {join}{where} GROUP BY c.lifecycle, c.origin", params)
-        counts: dict[str, dict[str, int]] = {"lifecycle": {s.value: 0 for s in Lifecycle},
-                                             "origin": {o.value: 0 for o in Origin}}
+        state_wanted = Lifecycle(flt.lifecycle).value if flt.lifecycle else None
+        origin_wanted = Origin(flt.origin).value if flt.origin else None
+        by_state = {s.value: 0 for s in Lifecycle}
         total = 0
         sums = [0.0, 0.0, 0.0]
-        for state, origin, n, success, utility, freshness in rows:
+        for (state, origin), (n, success, utility, freshness) in self._grid(flt).items():
+            if state_wanted not in (None, state) or origin_wanted not in (None, origin):
+                continue
             total += n
-            counts["lifecycle"][state] += n
-            counts["origin"][origin] += n
+            by_state[state] += n
             sums = [sums[0] + success, sums[1] + utility, sums[2] + freshness]
-        by_state = counts["lifecycle"]
-        if flt.lifecycle or flt.origin:
-            counts = self.counts(flt)
+        counts = self.counts(flt)
         avg = [x / total if total else None for x in sums]
         return {"total": total,
                 "active": by_state["verified"] + by_state["released"] + by_state["degraded"],

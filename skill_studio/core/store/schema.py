@@ -228,8 +228,14 @@ def _statements(sql: str) -> list[str]:
     return out
 
 
+#: Version 2: the counts and score averages of a filter read one small index, not the cards.
+_V2 = """
+CREATE INDEX IF NOT EXISTS cards_stats
+    ON skill_cards (lifecycle, origin, success_rate, utility_score, freshness);
+"""
+
 #: MIGRATIONS[i] takes a store from user_version i to i + 1.
-MIGRATIONS: list[Migration] = [_script(_V1)]
+MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
