@@ -21,8 +21,8 @@ COLUMNS: list[tuple[str, str]] = [
     ("success", "Success"), ("utility", "Utility"), ("freshness", "Freshness"),
     ("last_used", "Last used"), ("updated", "Updated"),
 ]
-PAGE = 200
-CACHE_PAGES = 20
+PAGE = 50
+CACHE_PAGES = 80
 
 
 def relative_time(stamp: str | None, now: datetime | None = None) -> str:
