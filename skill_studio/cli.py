@@ -299,7 +299,8 @@ def cmd_overview(args: argparse.Namespace) -> int:
     args.lifecycle = args.origin = args.tag = args.search = None
     args.sort, args.limit, args.json = "name", None, False
     cmd_list(args)
-    print("\nCommands: validate, import, export, list, show, prompt (skill-studio --help)")
+    print("\nCommands: validate, import, export, list, show, prompt, new, save, history, diff, restore, "
+          "drafts (skill-studio --help)")
     return 0
 
 
@@ -356,6 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
     pr = add("prompt", "print the <available_skills> block for skills (names or folders)",
              cmd_prompt, json_flag=False)
     pr.add_argument("names", nargs="*", metavar="NAME|PATH")
+
+    from skill_studio.cli_authoring import register
+
+    register(add)
     return p
 
 

@@ -512,3 +512,44 @@ def test_sanitizer_shows_markup_the_html_parser_gives_up_on_as_text():
 
     out, links, images = sanitize_html("<![a <script>alert(1)</script>")
     assert "<script" not in out and "&lt;script&gt;" in out
+
+
+@pytest.mark.parametrize("lang, code", [("yaml", "name: demo\nsteps:\n  - run\n"), ("json", '{"a": [1, true]}\n'),
+                                        ("bash", 'set -e\nfor f in "$@"; do wc -l "$f"; done\n'),
+                                        ("javascript", "export const f = (x) => x * 2;\n")])
+def test_every_common_language_is_highlighted_in_place(lang, code):
+    # Lexers emit token kinds the colour style does not name (YAML's Literal.Scalar.Plain):
+    # they take their parent kind's colour, and the rest of the document still renders.
+    result = render_markdown(f"# Title\n\n```{lang}\n{code}```\n\nAfter.\n")
+    assert result.html.startswith("<h1")
+    assert "<span style=" in result.html
+    assert "After." in visible_text(result.html)
+    assert_safe(result.html)
+
+
+def _long_body(with_reference: bool = False) -> str:
+    parts = []
+    for i in range(6):
+        parts.append(f"## Steps\n\nSection {i} text with `code` and a [link](references/r{i}.md).\n")
+        parts.append("```python\n# not a heading, inside a fence\n\n# still code\nx = 1\n```\n")
+        parts.extend(f"- item {j} of section {i}" for j in range(25))
+        parts.append("")
+    if with_reference:
+        parts.append("See [the guide][g].\n\n[g]: references/guide.md\n")
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("with_reference", [False, True])
+def test_long_bodies_render_by_section_exactly_as_whole(with_reference):
+    from skill_studio.core.render import _render_section, _sections
+
+    body = _long_body(with_reference)
+    sections = _sections(body)
+    assert (len(sections) == 1) == with_reference  # reference definitions keep the body whole
+    assert all("# still code" not in s.splitlines()[0] for s in sections)  # never cut inside a fence
+    whole = _render_section(body, None, False)
+    split = render_markdown(body)
+    assert split.html == whole.html
+    assert split.headings == whole.headings
+    assert [a for _, _, a in split.headings][:3] == ["steps", "steps_1", "steps_2"]
+    assert split.links == whole.links

@@ -13,8 +13,6 @@ import markdown
 from markdown.extensions import Extension
 from markdown.extensions.fenced_code import FencedBlockPreprocessor
 from markdown.preprocessors import Preprocessor
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.lexers.special import TextLexer
 from pygments.styles import get_style_by_name
@@ -61,16 +59,42 @@ def _lexer_for(lang: str):
 
 
 @lru_cache(maxsize=4)
-def _formatter(dark: bool) -> HtmlFormatter:
-    """Return a cached inline-style formatter for the light or dark palette."""
-    style_name = _DARK_CODE_STYLE if dark else _LIGHT_CODE_STYLE
+def _code_style(dark: bool):
+    """The pygments style class for the light or dark palette."""
     try:
-        style = get_style_by_name(style_name)
+        return get_style_by_name(_DARK_CODE_STYLE if dark else _LIGHT_CODE_STYLE)
     except ClassNotFound:
-        style_name = "monokai" if dark else "default"
-        style = get_style_by_name(style_name)
-    prestyles = f"background-color: {style.background_color}" if style.background_color else ""
-    return HtmlFormatter(style=style_name, noclasses=True, nowrap=False, prestyles=prestyles)
+        return get_style_by_name("monokai" if dark else "default")
+
+
+_HEX = re.compile(r"[0-9A-Fa-f]{3,8}")
+
+
+def _token_css(style, ttype, cache: dict) -> str:
+    """Inline CSS for one token type (colour, bold, italic, underline, background): built only from
+    the style's own hex colours, so nothing in a skill can reach it."""
+    css = cache.get(ttype)
+    if css is None:
+        known = ttype
+        while not style.styles_token(known) and known.parent is not None:  # a lexer's own token kinds
+            known = known.parent
+        rule = style.style_for_token(known)
+        parts = []
+        if rule.get("color") and _HEX.fullmatch(rule["color"]):
+            parts.append(f"color: #{rule['color']}")
+        if rule.get("bgcolor") and _HEX.fullmatch(rule["bgcolor"]):
+            parts.append(f"background-color: #{rule['bgcolor']}")
+        if rule.get("bold"):
+            parts.append("font-weight: bold")
+        if rule.get("italic"):
+            parts.append("font-style: italic")
+        if rule.get("underline"):
+            parts.append("text-decoration: underline")
+        css = cache[ttype] = "; ".join(parts)
+    return css
+
+
+_CSS_CACHE: dict[bool, dict] = {False: {}, True: {}}
 
 
 def _plain_code_block(code: str, lang: str | None) -> str:
@@ -86,14 +110,28 @@ def _highlight_code(code: str, lang: str | None, *, dark: bool = False) -> str:
     lexer = _lexer_for(lang.strip().lower()) if lang and lang.strip() else None
     if lexer is None:
         return _plain_code_block(code, lang)
-    return highlight(code, lexer, _formatter(dark))
+    style, cache = _code_style(dark), _CSS_CACHE[dark]
+    out = []
+    try:
+        for ttype, value in lexer.get_tokens(code):
+            text = html.escape(value, quote=False)
+            css = _token_css(style, ttype, cache) if text else ""
+            out.append(f'<span style="{css}">{text}</span>' if css else text)
+    except Exception:  # a lexer that fails on odd input: the block is still shown, plain
+        return _plain_code_block(code, lang)
+    if out and out[-1].endswith("\n"):
+        out[-1] = out[-1][:-1]  # the closing fence's line break would show as an empty last line
+    background = style.background_color if _HEX.fullmatch((style.background_color or "").lstrip("#")) else None
+    attr = f' style="background-color: {background}"' if background else ""
+    return f'<div class="highlight"{attr}><pre><code>{"".join(out)}</code></pre></div>'
 
 
 @lru_cache(maxsize=1024)
 def _code_block_html(code: str, lang: str | None, dark: bool) -> str:
-    """Highlighted and sanitised HTML for one code block, cached: while a body is edited most of
-    its code blocks are unchanged from one render to the next."""
-    return sanitize_html(_highlight_code(code, lang, dark=dark))[0]
+    """Highlighted HTML for one code block, cached: while a body is edited most of its code blocks
+    are unchanged from one render to the next. Safe by construction (every piece of the code is
+    escaped here; the only markup is spans with the style's colours), so it is not parsed again."""
+    return _highlight_code(code, lang, dark=dark)
 
 
 _ATTR_LANG_RE = re.compile(r"\.([\w#.+-]+)")
@@ -202,9 +240,78 @@ def render_markdown(
     are replaced by a textual placeholder. Never raises for any input string.
     """
     source = CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    files = frozenset(base_files) if base_files is not None else None
+    sections = _sections(source)
+    if len(sections) == 1:
+        return _render_section(source, files, dark)
+    # Sections render apart and are cached: while a long body is edited, only the section
+    # being typed in is converted again.
+    parts = [_render_section(section, files, dark) for section in sections]
+    html_parts, headings, links, images = [], [], {}, {}
+    used: set[str] = set()
+    for part in parts:
+        chunk, pos = part.html, 0
+        for level, title, anchor in part.headings:
+            unique = _unique_anchor(anchor, used)
+            used.add(unique)
+            at = chunk.find(f'id="{anchor}"', pos)
+            if at >= 0:
+                chunk = f'{chunk[:at]}id="{unique}"{chunk[at + len(anchor) + 5:]}'
+                pos = at + len(unique) + 5
+            headings.append((level, title, unique))
+        html_parts.append(chunk)
+        links.update(dict.fromkeys(part.links))
+        images.update(dict.fromkeys(part.images))
+    return RenderResult(html="\n".join(html_parts), headings=headings, links=list(links), images=list(images))
+
+
+_ANCHOR_COUNT = re.compile(r"^(.*)_([0-9]+)$")
+
+
+def _unique_anchor(anchor: str, used: set[str]) -> str:
+    """The anchor the whole document would have given: the table-of-contents rule (append _1,
+    or count up an existing _N) applied across sections."""
+    while anchor in used:
+        m = _ANCHOR_COUNT.match(anchor)
+        anchor = f"{m.group(1)}_{int(m.group(2)) + 1}" if m else f"{anchor}_1"
+    return anchor
+
+
+@lru_cache(maxsize=512)
+def _render_section(source: str, files: frozenset[str] | None, dark: bool) -> RenderResult:
     body, headings, blocks = _convert(source, dark)
-    safe, links, images = sanitize_html(body, base_files=base_files, blocks=blocks)
+    safe, links, images = sanitize_html(body, base_files=files, blocks=blocks)
     return RenderResult(html=safe, headings=headings, links=links, images=images)
+
+
+_ATX_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})")
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:", re.MULTILINE)
+_SECTION_LINES = 40
+
+
+def _sections(source: str) -> list[str]:
+    """The body cut before headings that follow a blank line, outside fenced code: places where
+    Markdown starts a new block whatever came before. Kept whole when it is short or defines
+    reference links (a definition in one section may serve a link in another)."""
+    lines = source.split("\n")
+    if len(lines) < 2 * _SECTION_LINES or _LINK_DEFINITION.search(source):
+        return [source]
+    out, start, fence, blank = [], 0, None, True
+    for i, line in enumerate(lines):
+        if fence is not None:
+            if line.rstrip() == fence:
+                fence = None
+        else:
+            opened = _FENCE_OPEN.match(line)
+            if opened:
+                fence = opened.group(1)
+            elif blank and i - start >= _SECTION_LINES and _ATX_HEADING.match(line):
+                out.append("\n".join(lines[start:i]))
+                start = i
+        blank = not line.strip()
+    out.append("\n".join(lines[start:]))
+    return out
 
 
 def stylesheet(dark: bool) -> str:

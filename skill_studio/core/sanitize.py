@@ -273,8 +273,8 @@ def sanitize_html(
     fragment: str, *, base_files: Iterable[str] | None = None, blocks: list[str] | None = None
 ) -> tuple[str, list[str], list[str]]:
     """Return ``(html, links, images)``: *fragment* reduced to the preview's allow-list, with the
-    link targets and relative image paths that were kept. Markers for *blocks* (HTML that has been
-    through this function already) are replaced by the blocks."""
+    link targets and relative image paths that were kept. Markers for *blocks* (HTML known to be
+    safe: highlighted code built from escaped text) are replaced by the blocks."""
     files = _normalise_base_files(base_files)
     parser = _Sanitizer(files, blocks)
     try:

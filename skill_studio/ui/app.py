@@ -17,6 +17,7 @@ def display_available() -> bool:
 
 def run(store: Store, argv: list[str] | None = None) -> int:
     """Open the main window on ``store`` and run until it closes; returns the exit code."""
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from skill_studio.ui import theme
@@ -31,4 +32,6 @@ def run(store: Store, argv: list[str] | None = None) -> int:
     theme.apply_theme(app, theme.tokens_for(settings.theme))
     window = MainWindow(store, settings)
     window.show()
+    # After a crash or a kill, the drafts the designers kept are offered back.
+    QTimer.singleShot(0, window.workspace.recover_drafts)
     return app.exec()

@@ -8,7 +8,7 @@ import html
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter, QTextDocumentFragment
-from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
+from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy,
                                QVBoxLayout, QWidget)
 
 from skill_studio.core.diagnostics import Severity
@@ -77,6 +77,7 @@ class DetailPanel(QWidget):
     """
 
     skillLinkActivated = Signal(str)
+    openRequested = Signal(str)   # "Open in designer" for the skill shown
 
     def __init__(self, store: Store, parent=None):
         super().__init__(parent)
@@ -89,8 +90,16 @@ class DetailPanel(QWidget):
         self._scroll.setWidgetResizable(True)
         self._scroll.setFrameShape(QFrame.NoFrame)
         self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.open_button = QPushButton("Open in designer", self)
+        self.open_button.setToolTip("Edit this skill's SKILL.md, metadata and files (Enter)")
+        self.open_button.clicked.connect(lambda: self._name and self.openRequested.emit(self._name))
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(14, 8, 14, 0)
+        buttons.addWidget(self.open_button)
+        buttons.addStretch(1)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
+        outer.addLayout(buttons)
         outer.addWidget(self._scroll)
         self.show_skill(None)
 
@@ -110,6 +119,7 @@ class DetailPanel(QWidget):
             except (NotFound, StoreError, sqlite3.Error):  # gone, or the store was closed
                 skill = None
         self._name = skill.name if skill else None
+        self.open_button.setVisible(skill is not None)
         self._tokens = current_tokens()
         self.relations, self.labels = {}, {}
         content = QWidget()

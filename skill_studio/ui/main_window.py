@@ -18,6 +18,7 @@ from skill_studio.ui.models import SkillListModel
 from skill_studio.ui.settings import StudioSettings
 from skill_studio.ui.stats_bar import StatsBar
 from skill_studio.ui.store_watch import StoreWatcher
+from skill_studio.ui.workspace import Workspace
 
 
 def _ask_yes_no(parent: QWidget | None, title: str, text: str) -> bool:
@@ -54,7 +55,8 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([900, 360])
-        self.setCentralWidget(self.splitter)
+        self.workspace = Workspace(store, self.splitter, self)
+        self.setCentralWidget(self.workspace)
 
         self.actions: dict[str, QAction] = {}
         self.import_report = None
@@ -73,10 +75,14 @@ class MainWindow(QMainWindow):
             view.setContextMenuPolicy(Qt.CustomContextMenu)
             view.customContextMenuRequested.connect(lambda pos, v=view: self._context_menu_at(v, pos))
         self.browser.filtersChanged.connect(self.stats.update_stats)
-        self.browser.skillActivated.connect(self.details.show_skill)
+        self.browser.skillActivated.connect(self.open_designer)
+        self.details.openRequested.connect(self.open_designer)
+        self.workspace.storeChanged.connect(self._changed_by_designer)
+        self.workspace.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.details.skillLinkActivated.connect(self.reveal)
         self.watcher = StoreWatcher(store, parent=self)
         self.watcher.changedElsewhere.connect(self.refresh)
+        self.watcher.changedElsewhere.connect(self.workspace.store_changed)
 
         self.browser.restore_state(settings.browser_state)  # applies the saved filters once
         self.stats.update_stats(self.model.filters)
@@ -105,6 +111,7 @@ class MainWindow(QMainWindow):
         a("export_zip", "Export selection as &zip…", lambda: self.export_selection(True), "Ctrl+Shift+E",
           "Write each selected skill as a .zip")
         a("delete", "&Delete…", self.delete_selection, QKeySequence.Delete, "Delete the selected skills")
+        a("open", "&Open in designer", self.open_selected, "Ctrl+O", "Edit the selected skill in the designer")
         a("copy_names", "&Copy name", self.copy_names, QKeySequence.Copy, "Copy the selected skills' names")
         # Ctrl+C copies names only where the skills are; text fields elsewhere keep their own copy.
         self.actions["copy_names"].setShortcutContext(Qt.WidgetWithChildrenShortcut)
@@ -148,6 +155,8 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         view.addAction(self.actions["refresh"])
         skill = bar.addMenu("&Skill")
+        skill.addAction(self.actions["open"])
+        skill.addSeparator()
         skill.addAction(self.actions["export"])
         skill.addAction(self.actions["export_zip"])
         skill.addSeparator()
@@ -173,6 +182,7 @@ class MainWindow(QMainWindow):
         has = bool(names)
         for key in ("export", "export_zip", "delete", "copy_names"):
             self.actions[key].setEnabled(has)
+        self.actions["open"].setEnabled(len(names) == 1)
         self.actions["copy_names"].setText("&Copy names" if len(names) > 1 else "&Copy name")
         if len(names) > 1:
             self.statusBar().showMessage(f"{len(names)} selected")
@@ -180,7 +190,7 @@ class MainWindow(QMainWindow):
     def context_menu(self) -> QMenu:
         """What a right click on the selected skills offers."""
         menu = QMenu(self)
-        for key in ("export", "export_zip", None, "copy_names", None, "delete"):
+        for key in ("open", None, "export", "export_zip", None, "copy_names", None, "delete"):
             if key is None:
                 menu.addSeparator()
             else:
@@ -206,6 +216,19 @@ class MainWindow(QMainWindow):
         if names:
             QApplication.clipboard().setText("\n".join(names))
             self.statusBar().showMessage(f"Copied {len(names)} name{'s' if len(names) != 1 else ''}", 3000)
+
+    def open_designer(self, name: str):
+        """Open the skill in a designer tab (or bring its tab forward)."""
+        return self.workspace.open_skill(name)
+
+    def open_selected(self) -> None:
+        names = self.browser.selected_names()
+        if len(names) == 1:
+            self.open_designer(names[0])
+
+    def _changed_by_designer(self) -> None:
+        self.refresh()
+        self.storeChanged.emit()
 
     def set_view_mode(self, mode: str) -> None:
         self.browser.set_view_mode(mode)
@@ -274,6 +297,7 @@ class MainWindow(QMainWindow):
         if name:
             self._changed()
             self.reveal(name)
+            self.open_designer(name)
 
     def delete_selection(self) -> None:
         from skill_studio.ui.skill_actions import delete_skills
@@ -321,6 +345,9 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event) -> None:
+        if not self.workspace.close_all():  # the author kept a designer with unsaved changes open
+            event.ignore()
+            return
         self.watcher.stop()
         self.browser.filter_bar.cancel_pending_search()  # no search runs after the window is gone
         self.save_state()

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.resources
-import re
 from typing import Callable, Sequence
 
 from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QLabel, QLineEdit, QMessageBox, QPlainTextEdit, QVBoxLayout, QWidget)
 
-from skill_studio.core import skillmd
-from skill_studio.core.folders import FolderError, build_skill, export_archive, export_folder
-from skill_studio.core.frontmatter import compose
-from skill_studio.core.model import Origin
+from skill_studio.core.folders import FolderError, export_archive, export_folder
 from skill_studio.core.store import DependentsExist, NotFound, Store, StoreError
-from skill_studio.core.strict import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH
+from skill_studio.core.strict import MAX_DESCRIPTION_LENGTH
+from skill_studio.core.templates import TEMPLATES, name_problem
+from skill_studio.core.templates import new_skill as new_skill_from_template
 from skill_studio.ui.import_flow import ShowMessage
 from skill_studio.ui.theme import current_tokens
 
@@ -87,44 +84,8 @@ def export_skills(parent: QWidget | None, store: Store, names: Sequence[str], de
 
 # --- new skill ------------------------------------------------------------------
 
-_NAME_CHARS = re.compile(r"[a-z0-9-]+")
-
-
-def name_problem(name: str, store: Store | None = None) -> str | None:
-    """Why ``name`` cannot name a new skill (the strict format, free in the store), or None."""
-    if not name:
-        return "Enter a name: lowercase letters, digits and hyphens."
-    if len(name) > MAX_NAME_LENGTH:
-        return f"At most {MAX_NAME_LENGTH} characters (this one has {len(name)})."
-    if not _NAME_CHARS.fullmatch(name):
-        return "Use only lowercase letters, digits and hyphens."
-    if name.startswith("-") or name.endswith("-"):
-        return "A name cannot start or end with a hyphen."
-    if "--" in name:
-        return "A name cannot have two hyphens in a row."
-    if store is not None and name in store:
-        return f'A skill named "{name}" already exists.'
-    return None
-
-
-def _fill(template: str, values: dict[str, str]) -> str:
-    """Replace ``{key}`` placeholders in one pass: braces elsewhere, and braces in the values, stay as they are."""
-    return re.sub(r"\{(" + "|".join(map(re.escape, values)) + r")\}", lambda m: values[m.group(1)], template)
-
-
-def template_text() -> str:
-    return (importlib.resources.files("skill_studio.resources") / "templates" / "SKILL.md").read_text("utf-8")
-
-
-def new_skill_md(name: str, description: str) -> str:
-    """SKILL.md for a new skill from the template: the body filled in, the frontmatter written by compose."""
-    body = skillmd.split(template_text(), "templates/SKILL.md").body
-    return compose({"name": name, "description": description},
-                   _fill(body, {"name": name, "description": description}))
-
-
 class NewSkillDialog(QDialog):
-    """Name and description of a new skill, checked as typed; OK adds it to the store."""
+    """Template, name and description of a new skill, checked as typed; OK adds it to the store."""
 
     def __init__(self, store: Store, parent: QWidget | None = None):
         super().__init__(parent)
@@ -145,6 +106,16 @@ class NewSkillDialog(QDialog):
         self.description_edit.setTabChangesFocus(True)
         self.counter = QLabel()
         self.counter.setAlignment(Qt.AlignRight)
+        self.template_combo = QComboBox()
+        for t in TEMPLATES.values():
+            self.template_combo.addItem(t.label, t.key)
+            self.template_combo.setItemData(self.template_combo.count() - 1, t.summary, Qt.ToolTipRole)
+        self.template_summary = QLabel()
+        self.template_summary.setWordWrap(True)
+        self.template_summary.setStyleSheet(self._muted_style)
+        self.template_combo.currentIndexChanged.connect(self._template_changed)
+        self.folder_label = QLabel()
+        self.folder_label.setStyleSheet(self._muted_style)
         origin = QLabel("human")
         origin.setToolTip("Skills made here are written by a person")
         self.error_label = QLabel()
@@ -153,8 +124,11 @@ class NewSkillDialog(QDialog):
         self.error_label.hide()
 
         form = QFormLayout()
+        form.addRow("&Template:", self.template_combo)
+        form.addRow("", self.template_summary)
         form.addRow("&Name:", self.name_edit)
         form.addRow("", self.name_message)
+        form.addRow("Folder:", self.folder_label)
         form.addRow("&Description:", self.description_edit)
         form.addRow("", self.counter)
         form.addRow("Origin:", origin)
@@ -170,11 +144,25 @@ class NewSkillDialog(QDialog):
 
         self.name_edit.textChanged.connect(self._check)
         self.description_edit.textChanged.connect(self._check)
-        self.resize(520, 340)
+        self.resize(560, 420)
+        self._template_changed()
         self._check()
 
     def name(self) -> str:
         return self.name_edit.text().strip()
+
+    def template(self) -> str:
+        return self.template_combo.currentData()
+
+    def set_template(self, key: str) -> None:
+        index = self.template_combo.findData(key)
+        if index < 0:
+            raise ValueError(f"unknown template {key!r}")
+        self.template_combo.setCurrentIndex(index)
+
+    @Slot()
+    def _template_changed(self) -> None:
+        self.template_summary.setText(TEMPLATES[self.template()].summary)
 
     def description(self) -> str:
         return self.description_edit.toPlainText().strip()
@@ -189,6 +177,7 @@ class NewSkillDialog(QDialog):
     @Slot()
     def _check(self) -> None:
         problem = name_problem(self.name(), self._store)
+        self.folder_label.setText(f"{self.name() or 'name'}/  (the folder follows the name)")
         if problem is None:
             self.name_message.setText("✓ Name is free")
             self.name_message.setStyleSheet(self._muted_style)
@@ -208,10 +197,8 @@ class NewSkillDialog(QDialog):
             return
         name = self.name()
         try:
-            text = new_skill_md(name, self.description())
-            skill = build_skill(text.encode("utf-8"), name, [], origin=Origin.HUMAN, source=f"new:{name}")
-            skill.source_path = None
-            self._store.add(skill, note="created")
+            self._store.add(new_skill_from_template(name, self.description(), self.template()),
+                            note=f"created from the {TEMPLATES[self.template()].label.lower()} template")
         except (StoreError, ValueError) as e:  # SkillParseError is a ValueError
             self.error_label.setText(f"Could not create the skill: {e}")
             self.error_label.show()

@@ -150,7 +150,7 @@ def test_right_click_selects_the_card_and_offers_its_actions(window, qtbot, monk
         [act.text().replace("&", "") for act in menu.actions() if not act.isSeparator()]))
     view.customContextMenuRequested.emit(pos)
     assert browser.selected_names() == ["pdf-extract"]  # the right click selected what it was on
-    assert shown == [["Export selection…", "Export selection as zip…", "Copy name", "Delete…"]]
+    assert shown == [["Open in designer", "Export selection…", "Export selection as zip…", "Copy name", "Delete…"]]
     browser.select_names(["pdf-extract", "release-notes"])
     shown.clear()
     view.customContextMenuRequested.emit(pos)  # on a selected card: the selection stays

@@ -1,0 +1,314 @@
+"""The designer: one skill's SKILL.md in an editor beside its live preview, with the metadata
+form, steps, files, problems and history around it; saving, conflicts and drafts."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QLabel, QMessageBox, QSplitter, QTabWidget, QToolBar,
+                               QVBoxLayout, QWidget)
+
+from skill_studio.core.model import SkillFile
+from skill_studio.core.store import Store
+from skill_studio.ui.designer.conflict import ask_unsaved, resolve_conflict
+from skill_studio.ui.designer.editor import CodeEditor
+from skill_studio.ui.designer.file_tabs import FileTabs
+from skill_studio.ui.designer.files_panel import FilesPanel
+from skill_studio.ui.designer.find_bar import FindReplaceBar
+from skill_studio.ui.designer.history_panel import HistoryPanel
+from skill_studio.ui.designer.metadata_form import MetadataForm
+from skill_studio.ui.designer.preview import PreviewPane
+from skill_studio.ui.designer.problems import ProblemsPanel, ValidationRunner
+from skill_studio.ui.designer.saving import SavingMixin
+from skill_studio.ui.designer.session import EditSession, body_of
+from skill_studio.ui.designer.steps_editor import StepsEditor
+
+DRAFT_INTERVAL_MS = 3000   # unsaved text reaches the store this often while the author types
+FORM_DELAY_MS = 300        # the form follows the text after typing pauses this long
+
+
+class DesignerWidget(SavingMixin, QWidget):
+    """Edits one skill of ``store``. The window that holds it asks :meth:`maybe_close` first."""
+
+    dirtyChanged = Signal(bool)
+    titleChanged = Signal(str)
+    saved = Signal(str)                  # the skill's name after a save (it may have been renamed)
+    statusMessage = Signal(str)
+    openSkillRequested = Signal(str)
+
+    def __init__(self, store: Store, name: str, parent: QWidget | None = None, *, text: str | None = None):
+        super().__init__(parent)
+        self.store = store
+        self.session = EditSession(store, name)
+        self._dirty = False
+        self._syncing = False
+        self._names: list[str] | None = None   # the library's names, read once per store change
+        # How the designer asks things (replaceable, e.g. in tests).
+        self.ask_note = self._ask_note
+        self.ask_unsaved = lambda: ask_unsaved(self, self.session.name)
+        self.resolve_conflict = lambda stored, mine: resolve_conflict(self, self.session.name, stored, mine)
+        self.confirm = lambda title, text_: QMessageBox.question(self, title, text_) == QMessageBox.Yes
+        self.tell = lambda title, text_: QMessageBox.warning(self, title, text_)
+        self._build()
+        self._connect()
+        self._load(self.session.base.skill_md if text is None else text, self.session.base.files)
+
+    # --- construction ---------------------------------------------------------
+
+    def _build(self) -> None:
+        self.editor = CodeEditor(self)
+        self.editor.setObjectName("skillEditor")
+        self.find_bar = FindReplaceBar(self.editor, self)
+        self.find_bar.hide()
+        self.file_tabs = FileTabs(self)
+        self.file_tabs.add_main(self.editor, self.find_bar, self.session.base.md_filename)
+        self.problems = ProblemsPanel(self)
+        self.validator = ValidationRunner(self)
+        left = QSplitter(Qt.Vertical, self)
+        left.addWidget(self.file_tabs)
+        left.addWidget(self.problems)
+        left.setStretchFactor(0, 4)
+        left.setStretchFactor(1, 1)
+        left.setSizes([560, 140])
+
+        self.preview = PreviewPane(self)
+        read_only = self.session.read_only
+        self.form = MetadataForm(self, library_names=self.library_names,
+                                 library_tags=lambda: [t for t, _n in self.store.tags()], read_only=read_only)
+        self.steps = StepsEditor(self, read_only=read_only)
+        self.files_panel = FilesPanel(self, read_only=read_only)
+        self.history = HistoryPanel(self, read_only=read_only)
+        self.side = QTabWidget(self)
+        self.side.setDocumentMode(True)
+        self.side.addTab(self.form, "Metadata")
+        self.side.addTab(self.steps, "Steps")
+        self.side.addTab(self.files_panel, "Files")
+        self.side.addTab(self.history, "History")
+
+        self.splitter = QSplitter(Qt.Horizontal, self)
+        self.splitter.setObjectName("designerSplitter")
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.preview)
+        self.splitter.addWidget(self.side)
+        self.splitter.setChildrenCollapsible(True)
+        self.splitter.setSizes([520, 420, 340])
+
+        self.banner = QLabel(self)
+        self.banner.setWordWrap(True)
+        self.banner.setObjectName("designerBanner")
+        self.banner.setStyleSheet("background: #fff4ce; color: #5c4400; padding: 6px; border-radius: 4px;")
+        self.banner.hide()
+        self.toolbar = QToolBar(self)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        self._build_actions()
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.toolbar)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.splitter, 1)
+
+        self._draft_timer = QTimer(self, singleShot=True, interval=DRAFT_INTERVAL_MS)
+        self._form_timer = QTimer(self, singleShot=True, interval=FORM_DELAY_MS)
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "", checkable: bool = False) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+            self.addAction(action)
+        action.setToolTip(tip or text.replace("&", ""))
+        action.setCheckable(checkable)
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        a = self._action
+        self.save_action = a("&Save", self.save, QKeySequence.Save, "Save a new version (Ctrl+S)")
+        self.preview_action = a("&Preview", self._preview_toggled, "Ctrl+Shift+P", "Show or hide the preview",
+                                checkable=True)
+        self.preview_action.setChecked(True)
+        self.preview_only_action = a("Preview &full width", self._preview_full_toggled, None,
+                                     "Show only the preview", checkable=True)
+        self.side_action = a("&Details", self._side_toggled, None, "Show or hide the metadata, files and history",
+                             checkable=True)
+        self.side_action.setChecked(True)
+        self.validate_action = a("Chec&k now", self._validate_now, "F7", "Validate the text now")
+        self.toolbar.addAction(self.save_action)
+        self.toolbar.addSeparator()
+        for action in (self.editor.find_action, self.editor.replace_action, self.editor.wrap_action):
+            self.toolbar.addAction(action)
+        self.toolbar.addSeparator()
+        for action in (self.preview_action, self.preview_only_action, self.side_action):
+            self.toolbar.addAction(action)
+        if self.session.read_only:
+            self.save_action.setEnabled(False)
+
+    def _connect(self) -> None:
+        self.editor.textChanged.connect(self._text_changed)
+        self.editor.firstVisibleLineChanged.connect(self.preview.scroll_to_source_line)
+        self.form.textEdited.connect(self._apply_from_panel)
+        self.steps.textEdited.connect(self._apply_from_panel)
+        self.files_panel.filesChanged.connect(self._files_changed)
+        self.files_panel.openFileRequested.connect(self.open_file)
+        self.preview.openFileRequested.connect(self.open_file)
+        self.file_tabs.fileEdited.connect(self._file_edited)
+        self.problems.lineActivated.connect(self._go_to_line)
+        self.problems.profileChanged.connect(lambda _p: self._validate())
+        self.validator.finished.connect(self._diagnostics)
+        self.history.restoreRequested.connect(self.restore_version)
+        self._draft_timer.timeout.connect(self.save_draft)
+        self._form_timer.timeout.connect(self._sync_panels)
+
+    # --- loading ------------------------------------------------------------------
+
+    def _load(self, text: str, files: list[SkillFile]) -> None:
+        self._syncing = True
+        try:
+            self.files_panel.set_files(list(files))
+            self.preview.set_skill_files({f.path: f.data for f in files})
+            self.editor.setPlainText(text)
+            self.editor.document().setModified(False)
+        finally:
+            self._syncing = False
+        self.editor.setReadOnly(self.session.read_only)
+        self.form.set_saved_name(self.session.name)
+        self._names = None
+        self._sync_panels()
+        self._refresh_history()
+        self.preview.set_markdown(*body_of(text))
+        self._validate()
+        self._update_dirty()
+        self._update_banner()
+
+    def _refresh_history(self) -> None:
+        name = self.session.name
+        self.history.set_history(self.store.versions(name), lambda v: self.store.version_text(name, v)[0],
+                                 self.session.version)
+
+    # --- what the author does ------------------------------------------------------
+
+    def text(self) -> str:
+        return self.editor.toPlainText()
+
+    def files(self) -> list[SkillFile]:
+        return self.files_panel.files()
+
+    def is_dirty(self) -> bool:
+        return self._dirty
+
+    def title(self) -> str:
+        return ("• " if self._dirty else "") + self.session.name
+
+    def _text_changed(self) -> None:
+        if self._syncing:
+            return
+        text = self.text()
+        self.preview.set_markdown(*body_of(text))
+        self._validate()
+        self._form_timer.start()
+        self._update_dirty()
+        if self._dirty:
+            self._draft_timer.start()
+
+    def _apply_from_panel(self, new_text: str) -> None:
+        """The form or the steps rewrote part of the frontmatter: put it in the editor (one undo step)."""
+        self._syncing = True
+        try:
+            self.editor.set_text_keeping_place(new_text)
+        finally:
+            self._syncing = False
+        self._text_changed()
+        self._form_timer.stop()
+        self._sync_panels()
+
+    def _sync_panels(self) -> None:
+        text = self.text()
+        self.form.set_text(text)
+        self.steps.set_text(text)
+
+    def _files_changed(self) -> None:
+        files = self.files()
+        self.preview.set_skill_files({f.path: f.data for f in files})
+        self.file_tabs.files_changed({f.path for f in files})
+        self.preview.set_markdown(*body_of(self.text()))
+        self._validate()
+        self._update_dirty()
+
+    def _file_edited(self, path: str, data: bytes) -> None:
+        self.files_panel.update_file(path, data)
+        self._files_changed()
+
+    def open_file(self, path: str) -> None:
+        """Open one of the skill's text files in its own tab (SKILL.md itself: the main tab)."""
+        if path in ("SKILL.md", self.session.base.md_filename):
+            self.file_tabs.setCurrentIndex(0)
+            return
+        match = next((f for f in self.files() if f.path == path), None)
+        if match is None:
+            self.statusMessage.emit(f"{path} is not a file of this skill")
+            return
+        if not self.file_tabs.open_file(match, read_only=self.session.read_only):
+            self.statusMessage.emit(f"{path} is a binary file; it is not opened as text")
+
+    def _go_to_line(self, line: int) -> None:
+        self.file_tabs.setCurrentIndex(0)
+        self.editor.go_to_line(line)
+
+    def _update_dirty(self) -> None:
+        dirty = self.session.is_dirty(self.text(), self.files())
+        if dirty != self._dirty:
+            self._dirty = dirty
+            self.dirtyChanged.emit(dirty)
+            self.titleChanged.emit(self.title())
+
+    def _update_banner(self) -> None:
+        if self.session.read_only:
+            self.banner.setText("This is a builtin skill: it ships with the app and is read-only here. "
+                                "Save a copy (File ▸ Save as copy) to change it.")
+            self.banner.show()
+        else:
+            self.banner.hide()
+
+    # --- validation -------------------------------------------------------------
+
+    def _validate_args(self) -> tuple:
+        folder = self.session.base.folder_name or self.session.name
+        return (self.text(), folder, self.problems.profile(), [f.path for f in self.files()], self.library_names())
+
+    def library_names(self) -> list[str]:
+        """The store's skill names (for checks and pickers), read again after the store changes."""
+        if self._names is None:
+            self._names = self.store.names()
+        return self._names
+
+    def _validate(self) -> None:
+        self.validator.request(*self._validate_args())
+
+    def _validate_now(self) -> None:
+        self.validator.run_now(*self._validate_args())
+
+    def _diagnostics(self, diags: list) -> None:
+        self.problems.set_diagnostics(diags)
+        self.editor.set_diagnostics([(d.line, d.severity.value, d.message) for d in diags if d.line])
+        errors, warnings, _infos = self.problems.counts()
+        self.statusMessage.emit(self.problems.summary())
+
+    # --- preview and panels ---------------------------------------------------------
+
+    def _preview_toggled(self, on: bool) -> None:
+        self.preview.setVisible(on)
+        if not on and self.preview_only_action.isChecked():
+            self.preview_only_action.setChecked(False)
+            self.splitter.widget(0).show()
+
+    def _preview_full_toggled(self, on: bool) -> None:
+        self.splitter.widget(0).setVisible(not on)
+        self.side.setVisible(not on and self.side_action.isChecked())
+        if on:
+            self.preview_action.setChecked(True)
+            self.preview.show()
+
+    def _side_toggled(self, on: bool) -> None:
+        self.side.setVisible(on)

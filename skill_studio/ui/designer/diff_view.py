@@ -1,0 +1,399 @@
+"""A diff of two texts: side by side (aligned, tinted, changed characters emphasised) or unified."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QRect, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFontDatabase, QPainter
+from PySide6.QtWidgets import (QButtonGroup, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QStackedWidget,
+                               QToolButton, QVBoxLayout, QWidget)
+
+from skill_studio.ui.theme import Tokens, current_tokens
+
+__all__ = ["ADDED", "DiffPane", "DiffView", "EQUAL", "FILLER", "HEADER", "HUNK", "REMOVED", "Side",
+           "side_by_side", "split_lines", "unified_lines"]
+
+EQUAL, REMOVED, ADDED, FILLER, HUNK, HEADER = "equal", "removed", "added", "filler", "hunk", "header"
+#: Changed lines longer than this are tinted but not compared character by character.
+INTRALINE_LIMIT = 2000
+#: Below this similarity a changed pair of lines is a rewrite: emphasising characters would be noise.
+INTRALINE_MIN_RATIO = 0.4
+MODES = ("side", "unified")
+_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+@dataclass
+class Side:
+    """One pane's rows: text, kind, original line number (None for filler) and emphasised spans."""
+
+    lines: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    numbers: list[str] = field(default_factory=list)
+    spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def add(self, text: str, kind: str, number: int | None) -> None:
+        self.lines.append(text)
+        self.kinds.append(kind)
+        self.numbers.append("" if number is None else str(number))
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a text without their ends (any of \\n, \\r\\n, \\r); a final newline adds no line.
+
+    Characters a text view would treat as line or paragraph breaks become spaces,
+    so that one line of text stays one row of the view.
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln.replace("\u2028", " ").replace("\u2029", " ") for ln in lines]
+
+
+def _char_spans(a: str, b: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    if len(a) > INTRALINE_LIMIT or len(b) > INTRALINE_LIMIT:
+        return [], []
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if sm.ratio() < INTRALINE_MIN_RATIO:
+        return [], []
+    left, right = [], []
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag != "equal":
+            if i2 > i1:
+                left.append((i1, i2))
+            if j2 > j1:
+                right.append((j1, j2))
+    return left, right
+
+
+def side_by_side(old: list[str], new: list[str],
+                 matcher: difflib.SequenceMatcher | None = None) -> tuple[Side, Side]:
+    """Aligned rows for the two panes: both sides get the same number of rows, filler where
+    the other side has lines; paired changed lines get the changed characters as spans."""
+    left, right = Side(), Side()
+    for tag, i1, i2, j1, j2 in (matcher or difflib.SequenceMatcher(None, old, new)).get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                left.add(old[i1 + k], EQUAL, i1 + k + 1)
+                right.add(new[j1 + k], EQUAL, j1 + k + 1)
+            continue
+        for k in range(max(i2 - i1, j2 - j1)):
+            i, j = i1 + k, j1 + k
+            if i < i2:
+                left.add(old[i], REMOVED, i + 1)
+            else:
+                left.add("", FILLER, None)
+            if j < j2:
+                right.add(new[j], ADDED, j + 1)
+            else:
+                right.add("", FILLER, None)
+            if i < i2 and j < j2:
+                ls, rs = _char_spans(old[i], new[j])
+                if ls:
+                    left.spans[len(left.lines) - 1] = ls
+                if rs:
+                    right.spans[len(right.lines) - 1] = rs
+    return left, right
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    return str(start + 1) if length == 1 else f"{start + (1 if length else 0)},{length}"
+
+
+def unified_lines(old: list[str], new: list[str], old_label: str, new_label: str, context: int = 3,
+                  matcher: difflib.SequenceMatcher | None = None) -> list[str]:
+    """The unified diff of two line lists, line for line what ``difflib.unified_diff`` gives
+    with ``lineterm=""``; a matcher already run over the same lists is reused."""
+    out: list[str] = []
+    for group in (matcher or difflib.SequenceMatcher(None, old, new)).get_grouped_opcodes(context):
+        if not out:
+            out += [f"--- {old_label}", f"+++ {new_label}"]
+        out.append(f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in old[i1:i2]]
+                continue
+            out += ["-" + line for line in old[i1:i2]]
+            out += ["+" + line for line in new[j1:j2]]
+    return out
+
+
+def unified_side(lines: list[str]) -> Side:
+    """Rows of a unified diff with their kinds and 'old new' line numbers."""
+    side = Side()
+    o = n = 0
+    for index, text in enumerate(lines):
+        m = _HUNK_RE.match(text)
+        if index < 2 and text[:3] in ("---", "+++"):
+            kind, num = HEADER, ""
+        elif m:
+            o, n = int(m.group(1)), int(m.group(2))
+            kind, num = HUNK, ""
+        elif text.startswith("-"):
+            kind, num, o = REMOVED, f"{o:>5} {'':>5}", o + 1
+        elif text.startswith("+"):
+            kind, num, n = ADDED, f"{'':>5} {n:>5}", n + 1
+        else:
+            kind, num, o, n = EQUAL, f"{o:>5} {n:>5}", o + 1, n + 1
+        side.lines.append(text)
+        side.kinds.append(kind)
+        side.numbers.append(num)
+    return side
+
+
+def _colours(t: Tokens) -> dict[str, QColor]:
+    if t.dark:
+        pairs = {REMOVED: "#4b2a2e", ADDED: "#23402c", REMOVED + "+": "#8a3a42", ADDED + "+": "#2f7345",
+                 HUNK: "#2b3552", HEADER: t.surface_alt, FILLER: t.surface_alt}
+    else:
+        pairs = {REMOVED: "#fde7e7", ADDED: "#e3f5e6", REMOVED + "+": "#f5b5b5", ADDED + "+": "#9fdcab",
+                 HUNK: "#e6ecfb", HEADER: t.surface_alt, FILLER: t.surface_alt}
+    return {k: QColor(v) for k, v in pairs.items()}
+
+
+class _Gutter(QWidget):
+    def __init__(self, pane: DiffPane):
+        super().__init__(pane)
+        self._pane = pane
+
+    def paintEvent(self, event) -> None:
+        self._pane.paint_gutter(event.rect())
+
+
+class DiffPane(QPlainTextEdit):
+    """A read-only text view whose rows are tinted by kind, with line numbers in a gutter."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
+        self.side = Side()
+        self._gutter = _Gutter(self)
+        self.updateRequest.connect(self._on_update_request)
+
+    def show_side(self, side: Side) -> None:
+        """Show these rows (replacing what was shown)."""
+        self.side = side
+        self.setPlainText("\n".join(side.lines))
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        self._place_gutter()
+
+    def gutter_width(self) -> int:
+        widest = max((len(n) for n in self.side.numbers), default=0)
+        return self.fontMetrics().horizontalAdvance("9") * widest + 12 if widest else 0
+
+    def _place_gutter(self) -> None:
+        cr = self.contentsRect()
+        self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_gutter()
+
+    def _on_update_request(self, rect, dy: int) -> None:
+        if dy:
+            self._gutter.scroll(0, dy)
+        else:
+            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
+
+    def _visible_rows(self, bottom: float):
+        block = self.firstVisibleBlock()
+        offset = self.contentOffset()
+        while block.isValid():
+            geo = self.blockBoundingGeometry(block).translated(offset)
+            if geo.top() > bottom:
+                break
+            yield block, geo
+            block = block.next()
+
+    def paint_gutter(self, rect: QRect) -> None:
+        t = current_tokens()
+        painter = QPainter(self._gutter)
+        painter.fillRect(rect, QColor(t.surface_alt))
+        painter.setPen(QColor(t.text_muted))
+        painter.setFont(self.font())
+        width = self._gutter.width() - 6
+        for block, geo in self._visible_rows(rect.bottom()):
+            n = block.blockNumber()
+            if n < len(self.side.numbers) and self.side.numbers[n]:
+                painter.drawText(QRectF(0, geo.top(), width, geo.height()), Qt.AlignRight | Qt.AlignVCenter,
+                                 self.side.numbers[n])
+        painter.end()
+
+    def paintEvent(self, event) -> None:
+        # Row tints and character emphasis go under the text the base class draws.
+        colours = _colours(current_tokens())
+        painter = QPainter(self.viewport())
+        width = self.viewport().width()
+        hatch = QBrush(QColor(current_tokens().border), Qt.BDiagPattern)
+        for block, geo in self._visible_rows(event.rect().bottom()):
+            row = block.blockNumber()
+            kind = self.side.kinds[row] if row < len(self.side.kinds) else EQUAL
+            band = QRectF(0, geo.top(), width, geo.height())
+            if kind in colours:
+                painter.fillRect(band, colours[kind])
+            if kind == FILLER:
+                painter.setBrushOrigin(0, int(geo.top()))
+                painter.fillRect(band, hatch)
+            spans = self.side.spans.get(row)
+            if spans and kind + "+" in colours:
+                layout = block.layout()
+                for start, end in spans:
+                    line = layout.lineForTextPosition(start)
+                    if not line.isValid():
+                        continue
+                    x1, x2 = line.cursorToX(start)[0], line.cursorToX(end)[0]
+                    painter.fillRect(QRectF(geo.left() + x1, geo.top() + line.y(), max(x2 - x1, 2.0),
+                                            line.height()), colours[kind + "+"])
+        painter.end()
+        super().paintEvent(event)
+
+
+class DiffView(QWidget):
+    """Two texts compared, side by side or as a unified diff, with a toggle between the two."""
+
+    modeChanged = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None, *, mode: str = "side"):
+        super().__init__(parent)
+        self._mode = mode if mode in MODES else "side"
+        self._reset([], [], ("before", "after"), "Nothing to compare")
+        self.side_button, self.unified_button = QToolButton(), QToolButton()
+        group = QButtonGroup(self)
+        for button, name, text in ((self.side_button, "side", "Side by side"),
+                                   (self.unified_button, "unified", "Unified")):
+            button.setText(text)
+            button.setCheckable(True)
+            button.setAutoRaise(True)
+            button.setProperty("diffMode", name)
+            button.clicked.connect(self._mode_button_clicked)
+            group.addButton(button)
+        self.stats_label = QLabel()
+        self.stats_label.setProperty("role", "muted")
+
+        self.left_label, self.right_label = QLabel(), QLabel()
+        for label in (self.left_label, self.right_label):
+            label.setContentsMargins(4, 0, 4, 0)
+        self.left_pane, self.right_pane, self.unified_pane = DiffPane(), DiffPane(), DiffPane()
+        for a, b in ((self.left_pane, self.right_pane), (self.right_pane, self.left_pane)):
+            a.verticalScrollBar().valueChanged.connect(b.verticalScrollBar().setValue)
+            a.horizontalScrollBar().valueChanged.connect(b.horizontalScrollBar().setValue)
+        side_page = QWidget()
+        grid = QGridLayout(side_page)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(2)
+        for col, (label, pane) in enumerate(((self.left_label, self.left_pane),
+                                             (self.right_label, self.right_pane))):
+            grid.addWidget(label, 0, col)
+            grid.addWidget(pane, 1, col)
+            grid.setColumnStretch(col, 1)
+        self.message_label = QLabel()
+        self.message_label.setAlignment(Qt.AlignCenter)
+        self.message_label.setWordWrap(True)
+        self.message_label.setProperty("role", "muted")
+        self.stack = QStackedWidget()
+        for page in (side_page, self.unified_pane, self.message_label):
+            self.stack.addWidget(page)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        for w in (self.side_button, self.unified_button):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        bar.addWidget(self.stats_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(bar)
+        layout.addWidget(self.stack, 1)
+        self._refresh()
+
+    # --- public -------------------------------------------------------------
+
+    def set_texts(self, old: str, new: str, old_label: str = "before", new_label: str = "after") -> None:
+        """Compare ``old`` (left, '-') with ``new`` (right, '+')."""
+        old_lines, new_lines = split_lines(old), split_lines(new)
+        message = ""
+        if old == new:
+            message = f"No differences between {old_label} and {new_label}"
+        elif old_lines == new_lines:
+            message = f"No differences between {old_label} and {new_label} except line endings"
+        self._reset(old_lines, new_lines, (old_label, new_label), message)
+        self._refresh()
+
+    def clear(self, message: str = "Nothing to compare") -> None:
+        """Show a sentence instead of a diff."""
+        self._reset([], [], self._labels, message)
+        self._refresh()
+
+    def set_mode(self, mode: str) -> None:
+        """'side' (two aligned panes) or 'unified' (one pane with +/- lines). Raises ValueError."""
+        if mode not in MODES:
+            raise ValueError(f"unknown diff mode {mode!r}; expected 'side' or 'unified'")
+        if mode != self._mode:
+            self._mode = mode
+            self._refresh()
+            self.modeChanged.emit(mode)
+
+    def mode(self) -> str:
+        return self._mode
+
+    def labels(self) -> tuple[str, str]:
+        """The (old, new) labels of the texts compared."""
+        return self._labels
+
+    def message(self) -> str:
+        """The sentence shown instead of a diff ('No differences ...'), or '' while a diff shows."""
+        return self._message if self.stack.currentWidget() is self.message_label else ""
+
+    def unified_text(self) -> str:
+        """The unified diff (difflib's format, 3 lines of context), lines joined with '\\n'."""
+        if self._unified is None:
+            self._unified = unified_lines(self._old, self._new, *self._labels, matcher=self._get_matcher())
+        return "\n".join(self._unified)
+
+    # --- internals ----------------------------------------------------------
+
+    def _reset(self, old: list[str], new: list[str], labels: tuple[str, str], message: str) -> None:
+        self._old, self._new, self._labels, self._message = old, new, labels, message
+        self._unified: list[str] | None = None
+        self._matcher: difflib.SequenceMatcher | None = None
+        self._side_done = self._unified_done = False
+
+    def _get_matcher(self) -> difflib.SequenceMatcher:
+        # One line matcher per pair of texts serves both modes (matching is the costly part).
+        if self._matcher is None:
+            self._matcher = difflib.SequenceMatcher(None, self._old, self._new)
+        return self._matcher
+
+    def _mode_button_clicked(self) -> None:
+        self.set_mode(self.sender().property("diffMode"))
+
+    def _refresh(self) -> None:
+        self.side_button.setChecked(self._mode == "side")
+        self.unified_button.setChecked(self._mode == "unified")
+        if self._message:
+            self.message_label.setText(self._message)
+            self.stack.setCurrentWidget(self.message_label)
+            self.stats_label.setText("")
+            return
+        if self._mode == "side" and not self._side_done:
+            left, right = side_by_side(self._old, self._new, self._get_matcher())
+            self.left_pane.show_side(left)
+            self.right_pane.show_side(right)
+            self.left_label.setText(self._labels[0])
+            self.right_label.setText(self._labels[1])
+            self._side_done = True
+        elif self._mode == "unified" and not self._unified_done:
+            self.unified_text()
+            self.unified_pane.show_side(unified_side(self._unified))
+            self._unified_done = True
+        self.stack.setCurrentIndex(MODES.index(self._mode))
+        changed = [op for op in self._get_matcher().get_opcodes() if op[0] != "equal"]
+        added, removed = sum(j2 - j1 for *_, j1, j2 in changed), sum(i2 - i1 for _, i1, i2, *_ in changed)
+        self.stats_label.setText(f"+{added} \u2212{removed} lines")

@@ -1,0 +1,381 @@
+"""Live preview of a skill's Markdown body: debounced, off the GUI thread when big, never fetching."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QImage, QTextDocument
+from PySide6.QtWidgets import QTextBrowser
+
+from skill_studio.core.render import RenderResult, render_markdown, stylesheet
+from skill_studio.ui import theme
+
+__all__ = ["EMPTY_HINT", "PreviewPane", "SourceMap", "skill_path"]
+
+#: Shown instead of a blank pane while the body is empty.
+EMPTY_HINT = "Nothing to preview yet — write the instructions in the editor"
+#: Pause after the last keystroke before the preview renders.
+DEBOUNCE_MS = 250
+#: Bodies with more lines than this render on a worker thread.
+ASYNC_LINES = 300
+_MAX_BLOCKED_KEPT = 500
+
+_IMAGE = QTextDocument.ResourceType.ImageResource.value
+_FULLY_DECODED = QUrl.ComponentFormattingOption.FullyDecoded
+_SMOOTH = Qt.TransformationMode.SmoothTransformation
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_WORD_RE = re.compile(r"\W+")
+
+
+def skill_path(url: QUrl, files) -> str | None:
+    """Return the skill file (POSIX path relative to the skill folder) that *url* names, or
+    ``None`` when it has a scheme or host, is absolute, contains ``..`` or names no file in
+    *files*. A ``./`` prefix, a query and a fragment are ignored."""
+    if url.scheme() or url.authority():
+        return None
+    path = url.path(_FULLY_DECODED)
+    if not path or path.startswith("/") or "\\" in path or any(ord(c) < 32 for c in path):
+        return None
+    if ".." in path.split("/"):
+        return None
+    norm = posixpath.normpath(path)
+    return norm if norm in files else None
+
+
+def _plain(text: str) -> str:
+    return _WORD_RE.sub("", text).lower()
+
+
+class SourceMap:
+    """Where the headings of a Markdown body sit, by source line, paired with the rendered
+    headings' anchors; turns a SKILL.md line into a document y by interpolating between them."""
+
+    def __init__(self, body: str, headings: list[tuple[int, str, str]]) -> None:
+        self.line_count = body.count("\n") + 1
+        found = self._scan(body.split("\n"))
+        #: ``(body line index from 0, anchor)`` in document order.
+        self.anchors: list[tuple[int, str]] = []
+        pos = 0
+        for _level, text, anchor in headings:
+            key = _plain(text)
+            for i in range(pos, len(found)):
+                if found[i][1] == key:
+                    self.anchors.append((found[i][0], anchor))
+                    pos = i + 1
+                    break
+
+    @staticmethod
+    def _scan(lines: list[str]) -> list[tuple[int, str]]:
+        """ATX and setext headings outside fenced code, as (line index, plain text)."""
+        out: list[tuple[int, str]] = []
+        fence = ""
+        previous = ""
+        for i, line in enumerate(lines):
+            m = _FENCE_RE.match(line)
+            if fence:
+                if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                    fence = ""
+                previous = ""
+                continue
+            if m:
+                fence, previous = m.group(1), ""
+                continue
+            atx = _ATX_RE.match(line)
+            if atx:
+                text = re.sub(r"[ \t]+#+$", "", atx.group(2) or "")
+                out.append((i, _plain(text)))
+                previous = ""
+                continue
+            if _SETEXT_RE.match(line) and previous.strip() and not _SETEXT_RE.match(previous):
+                out.append((i - 1, _plain(previous)))
+                previous = ""
+                continue
+            previous = line
+        return out
+
+    def y_for(self, line_index: float, positions: dict[str, float], height: float) -> float:
+        """The document y for a body line index, given each anchor's y and the document height."""
+        points = [(0.0, 0.0)]
+        for index, anchor in self.anchors:
+            y = positions.get(anchor)
+            if y is not None and index >= points[-1][0] and y >= points[-1][1]:
+                points.append((float(index), y))
+        points.append((float(max(self.line_count, points[-1][0] + 1)), max(height, points[-1][1])))
+        if line_index <= 0:
+            return 0.0
+        for (l0, y0), (l1, y1) in zip(points, points[1:]):
+            if l0 <= line_index < l1:
+                return y0 + (y1 - y0) * (line_index - l0) / (l1 - l0)
+        return points[-1][1]
+
+
+class _ResultSink(QObject):
+    """Carries a worker's result back to the GUI thread (a queued signal)."""
+
+    finished = Signal(int, str, object)
+
+
+class _Ticket:
+    """The newest render sequence number, read by workers so stale jobs skip their work."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+
+
+class _RenderJob(QRunnable):
+    def __init__(self, seq: int, text: str, files: tuple[str, ...], dark: bool,
+                 sink: _ResultSink, ticket: _Ticket) -> None:
+        super().__init__()
+        self.seq, self.text, self.files, self.dark = seq, text, files, dark
+        self.sink, self.ticket = sink, ticket
+
+    def run(self) -> None:
+        if self.ticket.seq != self.seq:
+            return  # a newer render was requested before this one started
+        result = render_markdown(self.text, base_files=self.files, dark=self.dark)
+        try:
+            self.sink.finished.emit(self.seq, self.text, result)
+        except RuntimeError:
+            pass  # the pane was closed while rendering
+
+
+class PreviewPane(QTextBrowser):
+    """Rendered preview of a skill body: sanitised HTML, images only from the skill's own files,
+    links opened only on click and only when they are web links, skill files or anchors."""
+
+    #: The document now shows the newest rendered body (or the empty hint).
+    rendered = Signal()
+    #: A link to one of the skill's files was clicked; carries its normalised path.
+    openFileRequested = Signal(str)
+    #: A clicked link was not followed; carries a message for the status bar.
+    linkRefused = Signal(str)
+    #: The pointer is over a link (its target) or left it ("").
+    linkHovered = Signal(str)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("designer_preview")
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.document().setUndoRedoEnabled(False)
+        self.document().setDocumentMargin(12)
+        #: Opens http(s) and mailto links; replaceable so tests can capture the call.
+        self.open_external = QDesktopServices.openUrl
+        #: Every resource URL the document asked for and was refused.
+        self.blocked_resources: list[str] = []
+        self._files: dict[str, bytes] = {}
+        self._files_version = 0
+        self._images: dict[str, QImage] = {}
+        self._text = ""
+        self._first_line = 1
+        self._dark = self._theme_dark = theme.current_tokens().dark
+        self._wanted: tuple | None = None  # what the document should show: _key()
+        self._shown: tuple | None = None   # what it shows, or what the running render will show
+        self._seq = 0
+        self._ticket = _Ticket()
+        self._sink = _ResultSink(self)
+        self._sink.finished.connect(self._apply)
+        self._map = SourceMap("", [])
+        self._anchor_blocks: dict[str, int] | None = None
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._on_debounced)
+        self._theme_check = QTimer(self)
+        self._theme_check.setSingleShot(True)
+        self._theme_check.setInterval(0)
+        self._theme_check.timeout.connect(self._follow_theme)
+        self.anchorClicked.connect(self._on_anchor_clicked)
+        self.highlighted.connect(self._on_highlighted)
+        self.document().setDefaultStyleSheet(stylesheet(self._dark))
+        self._wanted = self._key()
+        self._apply_now(self._wanted, RenderResult(self._hint_html()))
+
+    # -- public API -------------------------------------------------------------
+
+    @property
+    def dark(self) -> bool:
+        return self._dark
+
+    def set_skill_files(self, files: dict[str, bytes]) -> None:
+        """Use *files* (POSIX relative path -> content) for images and relative links."""
+        files = {posixpath.normpath(p): data for p, data in files.items()}
+        if files != self._files:
+            self._files = files
+            self._files_version += 1
+            self._images.clear()
+            self._request(immediate=False)
+
+    def set_markdown(self, body: str, first_line: int = 1) -> None:
+        """Schedule a render of *body*, whose first line is line *first_line* of SKILL.md."""
+        self._text = body
+        self._first_line = first_line
+        self._request(immediate=False)
+
+    def render_now(self) -> None:
+        """Start rendering the current body at once, visible or not (big bodies still finish on
+        the worker thread: wait for :attr:`rendered`)."""
+        self._wanted = self._key()
+        self._start_render()
+
+    def set_dark(self, dark: bool) -> None:
+        """Switch the document stylesheet and code colours to the dark or light palette."""
+        if dark == self._dark:
+            return
+        self._dark = dark
+        self.document().setDefaultStyleSheet(stylesheet(dark))
+        self._request(immediate=True)
+
+    def scroll_to_source_line(self, line: int) -> None:
+        """Scroll so the content from SKILL.md line *line* is near the top of the pane."""
+        if self._anchor_blocks is None:
+            self._anchor_blocks = self._find_anchor_blocks()
+        doc = self.document()
+        layout = doc.documentLayout()
+        positions = {
+            anchor: layout.blockBoundingRect(doc.findBlockByNumber(number)).top()
+            for anchor, number in self._anchor_blocks.items()
+        }
+        y = self._map.y_for(line - self._first_line, positions, layout.documentSize().height())
+        bar = self.verticalScrollBar()
+        bar.setValue(max(bar.minimum(), min(bar.maximum(), round(y) - 4)))
+
+    # -- rendering --------------------------------------------------------------
+
+    def _key(self) -> tuple:
+        return (self._text, self._dark, self._files_version)
+
+    def _request(self, *, immediate: bool) -> None:
+        self._wanted = self._key()
+        if self._wanted == self._shown:
+            self._debounce.stop()
+        elif not self.isVisible():
+            self._debounce.stop()  # showEvent renders
+        elif immediate:
+            self._start_render()
+        else:
+            self._debounce.start()
+
+    def _on_debounced(self) -> None:
+        if self.isVisible() and self._wanted != self._shown:
+            self._start_render()
+
+    def _start_render(self) -> None:
+        self._debounce.stop()
+        key = self._wanted = self._key()
+        self._shown = key
+        self._seq += 1
+        self._ticket.seq = self._seq
+        text, dark, files = key[0], key[1], tuple(self._files)
+        if not text.strip():
+            self._apply_now(key, RenderResult(self._hint_html()))
+        elif text.count("\n") >= ASYNC_LINES:
+            job = _RenderJob(self._seq, text, files, dark, self._sink, self._ticket)
+            QThreadPool.globalInstance().start(job)
+        else:
+            self._apply_now(key, render_markdown(text, base_files=files, dark=dark))
+
+    def _apply_now(self, key: tuple, result: RenderResult) -> None:
+        self._shown = key
+        self._apply(self._seq, key[0], result)
+
+    def _apply(self, seq: int, text: str, result: RenderResult) -> None:
+        if seq != self._seq:
+            return  # an older render finishing late; the newest is on its way
+        vbar, hbar = self.verticalScrollBar(), self.horizontalScrollBar()
+        top, left = vbar.value(), hbar.value()
+        self.setHtml(result.html)
+        vbar.setValue(min(top, vbar.maximum()))
+        hbar.setValue(min(left, hbar.maximum()))
+        self._map = SourceMap(text, result.headings)
+        self._anchor_blocks = None
+        self.rendered.emit()
+
+    def _hint_html(self) -> str:
+        colour = (theme.DARK if self._dark else theme.LIGHT).text_muted
+        return (f'<p align="center" style="color: {colour};">'
+                f"<i>{EMPTY_HINT}</i></p>")
+
+    def _find_anchor_blocks(self) -> dict[str, int]:
+        wanted = {anchor for _, anchor in self._map.anchors}
+        found: dict[str, int] = {}
+        block = self.document().begin()
+        while block.isValid() and len(found) < len(wanted):
+            if not block.blockFormat().headingLevel():
+                block = block.next()
+                continue
+            it = block.begin()
+            while not it.atEnd():
+                for name in it.fragment().charFormat().anchorNames():
+                    if name in wanted:
+                        found.setdefault(name, block.blockNumber())
+                it += 1
+            block = block.next()
+        return found
+
+    # -- resources and links ----------------------------------------------------
+
+    def loadResource(self, type_: int, url: QUrl):  # noqa: N802 (Qt override)
+        """Return images named by relative paths of the skill's files; refuse everything else.
+
+        A refusal returns an empty value (a null QImage, or "" for other kinds), never ``None``:
+        on ``None`` QTextDocument falls back to reading local files and data: URLs itself."""
+        path = skill_path(url, self._files) if type_ == _IMAGE else None
+        if path is None:
+            if len(self.blocked_resources) < _MAX_BLOCKED_KEPT:
+                self.blocked_resources.append(url.toString())
+            return QImage() if type_ == _IMAGE else ""
+        image = self._images.get(path)
+        if image is None:
+            image = QImage.fromData(self._files[path])
+            self._images[path] = image
+        room = max(120, self.viewport().width() - 24)
+        if image.width() > room:
+            return image.scaledToWidth(room, mode=_SMOOTH)
+        return image
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        """Follow a clicked link: ``#anchor`` scrolls, a skill file is asked for, http(s) and
+        mailto go to the desktop (an explicit click, like any mail link); the rest is refused."""
+        scheme = url.scheme().lower()
+        target = url.toString()
+        if not scheme and not url.authority() and not url.path() and url.hasFragment():
+            self.scrollToAnchor(url.fragment(_FULLY_DECODED))
+        elif scheme in ("http", "https", "mailto"):
+            self.open_external(url)
+        elif (path := skill_path(url, self._files)) is not None:
+            self.openFileRequested.emit(path)
+        elif not scheme and not url.authority():
+            self.linkRefused.emit(f"Not opened: {target} is not a file of this skill")
+        else:
+            self.linkRefused.emit(f"Not opened: {target} (only web links and skill files open)")
+
+    def _on_highlighted(self, url: QUrl) -> None:
+        target = url.toString()
+        self.setToolTip(target)
+        self.linkHovered.emit(target)
+
+    # -- events -----------------------------------------------------------------
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._wanted != self._shown:
+            self._start_render()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
+            # apply_theme sets the palette before the tokens: look once it has finished.
+            self._theme_check.start()
+
+    def _follow_theme(self) -> None:
+        # Follow the application theme when it changes, without undoing an explicit set_dark().
+        dark = theme.current_tokens().dark
+        if dark != self._theme_dark:
+            self._theme_dark = dark
+            self.set_dark(dark)
+

@@ -1,0 +1,132 @@
+"""The window's tabs: the library first (never closed), then one designer per open skill;
+and recovering the drafts a crash left behind."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
+
+from skill_studio.core.store import NotFound, Store, StoreError
+
+
+def _ask_recover(parent: QWidget | None, name: str, saved_at: str, lines: int) -> str:
+    """'recover', 'discard' or 'later'."""
+    box = QMessageBox(QMessageBox.Question, "Recover unsaved changes",
+                      f"Skill Studio closed before your changes to “{name}” were saved.", parent=parent)
+    box.setInformativeText(f"A draft of {lines} lines was kept at {saved_at}. Open it in the designer?")
+    recover = box.addButton("Recover", QMessageBox.AcceptRole)
+    discard = box.addButton("Discard draft", QMessageBox.DestructiveRole)
+    box.addButton("Later", QMessageBox.RejectRole)
+    box.setDefaultButton(recover)
+    box.exec()
+    clicked = box.clickedButton()
+    return "recover" if clicked is recover else "discard" if clicked is discard else "later"
+
+
+class Workspace(QTabWidget):
+    """Tab 0 is the library page; the others are designers, one per skill."""
+
+    storeChanged = Signal()          # a designer saved, restored or copied a skill
+    statusMessage = Signal(str)
+
+    def __init__(self, store: Store, library: QWidget, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.store = store
+        self.setDocumentMode(True)
+        self.setTabsClosable(True)
+        self.setMovable(True)
+        self.addTab(library, "Library")
+        bar = self.tabBar()
+        for side in (bar.ButtonPosition.RightSide, bar.ButtonPosition.LeftSide):
+            if bar.tabButton(0, side) is not None:
+                bar.tabButton(0, side).hide()
+        self.tabCloseRequested.connect(self.close_designer)
+        #: ask_recover(parent, name, saved_at, lines) -> 'recover' | 'discard' | 'later' (replaceable).
+        self.ask_recover: Callable[[QWidget | None, str, str, int], str] = _ask_recover
+        self.tell = lambda title, text: QMessageBox.warning(self, title, text)
+
+    def designers(self) -> list:
+        from skill_studio.ui.designer.designer import DesignerWidget
+
+        return [w for w in (self.widget(i) for i in range(self.count())) if isinstance(w, DesignerWidget)]
+
+    def designer_for(self, name: str):
+        return next((d for d in self.designers() if d.session.name == name), None)
+
+    def open_skill(self, name: str, *, text: str | None = None):
+        """Show the skill's designer (opened if needed); ``text`` starts it from a draft."""
+        from skill_studio.ui.designer.designer import DesignerWidget
+
+        designer = self.designer_for(name)
+        if designer is None:
+            try:
+                designer = DesignerWidget(self.store, name, self, text=text)
+            except (NotFound, StoreError) as e:
+                self.tell("Cannot open", f"{name} cannot be opened:\n\n{e}")
+                return None
+            index = self.addTab(designer, designer.title())
+            self.setTabToolTip(index, f"{name} — version {designer.session.version}")
+            designer.titleChanged.connect(lambda _t, d=designer: self._retitle(d))
+            designer.saved.connect(lambda _n, d=designer: self._saved(d))
+            designer.statusMessage.connect(self.statusMessage)
+        self.setCurrentWidget(designer)
+        designer.editor.setFocus()
+        return designer
+
+    def _retitle(self, designer) -> None:
+        index = self.indexOf(designer)
+        if index > 0:
+            self.setTabText(index, designer.title())
+            self.setTabToolTip(index, f"{designer.session.name} — version {designer.session.version}")
+
+    def _saved(self, designer) -> None:
+        self._retitle(designer)
+        self.storeChanged.emit()
+
+    def close_designer(self, index: int) -> bool:
+        if index <= 0:
+            return False
+        designer = self.widget(index)
+        if not designer.maybe_close():
+            return False
+        self.removeTab(index)
+        designer.deleteLater()
+        return True
+
+    def close_all(self) -> bool:
+        """Close every designer (asking about unsaved ones); False if the user kept one open."""
+        for designer in self.designers():
+            if not self.close_designer(self.indexOf(designer)):
+                return False
+        return True
+
+    def save_drafts(self) -> None:
+        for designer in self.designers():
+            designer.save_draft()
+
+    def store_changed(self) -> None:
+        for designer in self.designers():
+            designer.store_changed()
+            self._retitle(designer)
+
+    def recover_drafts(self) -> int:
+        """Offer each draft left in the store; returns how many were opened."""
+        opened = 0
+        for name in self.store.drafts():
+            draft = self.store.draft(name)
+            if draft is None or self.designer_for(name) is not None:
+                continue
+            text, _base, saved_at = draft
+            answer = self.ask_recover(self, name, saved_at, len(text.splitlines()))
+            if answer == "discard":
+                self.store.discard_draft(name)
+            elif answer == "recover":
+                if name not in self.store:
+                    self.tell("Draft not recovered", f"“{name}” is no longer in the store; the draft is kept "
+                                                     "(skill-studio drafts lists it).")
+                    continue
+                if self.open_skill(name, text=text) is not None:
+                    opened += 1
+        return opened

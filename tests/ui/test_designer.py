@@ -1,0 +1,253 @@
+"""The designer inside the window: opening, typing, the form, saving, conflicts, history,
+drafts after a crash, closing with unsaved changes, read-only builtins."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+from conftest import SCREENSHOTS
+from skill_studio.core.store import Store
+from skill_studio.ui import theme
+from skill_studio.ui.designer.designer import DesignerWidget
+from skill_studio.ui.main_window import MainWindow
+from skill_studio.ui.settings import StudioSettings
+
+SKILL = "release-notes"
+
+
+@pytest.fixture
+def window(qtbot, seeded_store, tmp_path):
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    w = MainWindow(seeded_store, settings)
+    qtbot.addWidget(w)
+    w.resize(1400, 860)
+    w.show()
+    qtbot.waitExposed(w)
+    opened = w.workspace.open_skill
+
+    def open_quietly(name, **kwargs):  # closing the window at the end asks nothing
+        d = opened(name, **kwargs)
+        if d is not None:
+            d.ask_unsaved = lambda: "discard"
+        return d
+
+    w.workspace.open_skill = open_quietly
+    return w
+
+
+@pytest.fixture
+def designer(window) -> DesignerWidget:
+    d = window.open_designer(SKILL)
+    d.ask_note = lambda: "a test edit"
+    return d
+
+
+def type_at_end(qtbot, designer, text):
+    editor = designer.editor
+    cursor = editor.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    editor.setTextCursor(cursor)
+    editor.setFocus()
+    for i, piece in enumerate(text.split("\n")):  # keyClicks cannot type a line break
+        if i:
+            qtbot.keyClick(editor, Qt.Key_Return)
+        if piece:
+            qtbot.keyClicks(editor, piece)
+
+
+def test_enter_on_a_card_opens_the_designer_in_a_tab(window, qtbot):
+    window.browser.select_name(SKILL)
+    view = window.browser.card_view
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key_Return)
+    designer = window.workspace.currentWidget()
+    assert isinstance(designer, DesignerWidget)
+    assert window.workspace.tabText(window.workspace.currentIndex()) == SKILL
+    assert designer.text() == window.store.get(SKILL).skill_md
+    assert window.open_designer(SKILL) is designer  # a second open brings the same tab forward
+    assert len(window.workspace.designers()) == 1
+
+
+def test_typing_updates_preview_problems_and_the_dirty_marker(window, designer, qtbot):
+    with qtbot.waitSignal(designer.preview.rendered, timeout=5000):
+        type_at_end(qtbot, designer, "\n## Brand new section\n")
+    assert "Brand new section" in designer.preview.toPlainText()
+    assert designer.is_dirty()
+    assert window.workspace.tabText(window.workspace.currentIndex()).startswith("• ")
+    # Break the description: the problems panel and the editor's marks follow.
+    text = designer.text()
+    start = text.index("description:")
+    end = text.index("\n", start)
+    cursor = designer.editor.textCursor()
+    cursor.setPosition(start)
+    cursor.setPosition(end, cursor.MoveMode.KeepAnchor)
+    designer.editor.setTextCursor(cursor)
+    with qtbot.waitSignal(designer.validator.finished, timeout=5000):
+        qtbot.keyClicks(designer.editor, "description:")
+    assert designer.problems.counts()[0] >= 1
+    assert any("description" in d.message.lower() for d in designer.problems.diagnostics())
+
+
+def test_a_form_edit_changes_only_that_line_and_is_one_undo(designer, qtbot):
+    before = designer.text().splitlines()
+    form = designer.form
+    designer.side.setCurrentWidget(form)
+    form.license_edit.setFocus()
+    form.license_edit.selectAll()
+    qtbot.keyClicks(form.license_edit, "BSD-3-Clause")
+    qtbot.keyClick(form.license_edit, Qt.Key_Return)
+    qtbot.waitUntil(lambda: "license: BSD-3-Clause" in designer.text(), timeout=3000)
+    after = designer.text().splitlines()
+    added = [line for line in after if line not in before]
+    removed = [line for line in before if line not in after]
+    assert added == ["license: BSD-3-Clause"]
+    assert all(line.startswith("license:") for line in removed)  # the old value, if there was one
+    assert designer.is_dirty()
+    designer.editor.undo()
+    assert designer.text().splitlines() == before
+
+
+def test_save_makes_a_version_with_the_note(window, designer, qtbot):
+    version = window.store.get(SKILL).version
+    type_at_end(qtbot, designer, "\nOne more line.\n")
+    with qtbot.waitSignal(designer.saved):
+        assert designer.save()
+    stored = window.store.get(SKILL)
+    assert stored.version == version + 1 and stored.skill_md.endswith("One more line.\n")
+    assert window.store.versions(SKILL)[0].note == "a test edit"
+    assert not designer.is_dirty()
+    assert window.workspace.tabText(window.workspace.currentIndex()) == SKILL
+    assert designer.history.versions_shown()[0] == stored.version
+
+
+@pytest.mark.parametrize("choice", ["reload", "overwrite", "copy", "cancel"])
+def test_a_save_that_meets_another_change_is_never_written_over_silently(window, designer, qtbot, choice):
+    other = Store(window.store.path)
+    theirs = other.get(SKILL)
+    from skill_studio.core.fields import to_skill
+    from skill_studio.core.skillmd import parse_document
+
+    their_text = theirs.skill_md + "\nTheir line.\n"
+    other.update(SKILL, to_skill(parse_document(their_text), theirs.folder_name, files=theirs.files),
+                 theirs.version, note="from the command line")
+    other.close()
+    type_at_end(qtbot, designer, "\nMy line.\n")
+    seen = []
+    designer.resolve_conflict = lambda stored, mine: seen.append((stored, mine)) or choice
+    result = designer.save()
+    assert seen and "Their line." in seen[0][0] and "My line." in seen[0][1]
+    stored = window.store.get(SKILL)
+    if choice == "reload":
+        assert not result and designer.text() == their_text and not designer.is_dirty()
+    elif choice == "overwrite":
+        assert result and "My line." in stored.skill_md and "Their line." not in stored.skill_md
+        assert any("Their line." in window.store.version_text(SKILL, v.version)[0]
+                   for v in window.store.versions(SKILL))  # theirs is kept in the history
+    elif choice == "copy":
+        assert result and stored.skill_md == their_text
+        copy = window.store.get(f"{SKILL}-copy")
+        assert "My line." in copy.skill_md and f"name: {SKILL}-copy" in copy.skill_md
+        assert designer.session.name == f"{SKILL}-copy"
+    else:
+        assert not result and stored.skill_md == their_text and designer.is_dirty()
+
+
+def test_restore_an_old_version_from_the_history(window, designer, qtbot):
+    first = window.store.get(SKILL)
+    type_at_end(qtbot, designer, "\nTemporary.\n")
+    designer.save()
+    designer.history.restoreRequested.emit(first.version)
+    stored = window.store.get(SKILL)
+    assert stored.skill_md == first.skill_md and stored.version == first.version + 2
+    assert designer.text() == first.skill_md
+
+
+def test_a_draft_survives_a_window_destroyed_without_saving(qtbot, seeded_store, tmp_path):
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    w = MainWindow(seeded_store, settings)
+    w.show()
+    designer = w.open_designer(SKILL)
+    type_at_end(qtbot, designer, "\nUnsaved work.\n")
+    qtbot.waitUntil(lambda: seeded_store.draft(SKILL) is not None, timeout=8000)  # autosaved while typing
+    w.deleteLater()  # gone without closeEvent, as after a crash
+    qtbot.wait(50)
+
+    again = MainWindow(seeded_store, settings)
+    qtbot.addWidget(again)
+    again.workspace.close_all = lambda: True
+    asked = []
+    again.workspace.ask_recover = lambda parent, name, at, lines: asked.append(name) or "recover"
+    assert again.workspace.recover_drafts() == 1
+    recovered = again.workspace.designer_for(SKILL)
+    assert asked == [SKILL] and recovered.text().endswith("Unsaved work.\n") and recovered.is_dirty()
+    recovered.ask_note = lambda: ""
+    assert recovered.save()
+    assert seeded_store.draft(SKILL) is None
+    assert seeded_store.get(SKILL).skill_md.endswith("Unsaved work.\n")
+
+
+def test_closing_with_unsaved_changes_asks(window, designer, qtbot):
+    type_at_end(qtbot, designer, "x")
+    index = window.workspace.indexOf(designer)
+    designer.ask_unsaved = lambda: "cancel"
+    assert not window.workspace.close_designer(index)
+    assert window.workspace.designer_for(SKILL) is designer
+    designer.save_draft()
+    designer.ask_unsaved = lambda: "discard"
+    assert window.workspace.close_designer(index)
+    assert window.workspace.designer_for(SKILL) is None and window.store.draft(SKILL) is None
+
+
+def test_builtin_skills_open_read_only(window):
+    builtin = next(s.name for s in window.store.list() if s.origin.value == "builtin")
+    designer = window.open_designer(builtin)
+    assert designer.editor.isReadOnly() and not designer.save_action.isEnabled()
+    assert designer.banner.isVisible() and "read-only" in designer.banner.text()
+
+
+def test_files_open_in_their_own_tab_and_edits_make_the_skill_dirty(window, qtbot):
+    from skill_studio.core.templates import new_skill
+
+    window.store.add(new_skill("runner-demo", "Runs the demo. Use when asked.", "script"))
+    designer = window.open_designer("runner-demo")
+    designer.open_file("scripts/run.sh")
+    editor = designer.file_tabs.editor_for("scripts/run.sh")
+    assert editor is not None and "set -euo pipefail" in editor.toPlainText()
+    assert designer.file_tabs.currentWidget() is editor
+    editor.appendPlainText("# edited")
+    assert designer.is_dirty()
+    designer.ask_note = lambda: ""
+    assert designer.save()
+    script = next(f for f in window.store.get("runner-demo").files if f.path == "scripts/run.sh")
+    assert script.data.decode().rstrip().endswith("# edited") and script.mode == 0o755
+
+
+def test_an_edit_from_another_process_reloads_a_clean_designer(window, designer):
+    other = Store(window.store.path)
+    skill = other.get(SKILL)
+    from skill_studio.core.fields import to_skill
+    from skill_studio.core.skillmd import parse_document
+
+    text = skill.skill_md + "\nFrom elsewhere.\n"
+    other.update(SKILL, to_skill(parse_document(text), skill.folder_name, files=skill.files), skill.version)
+    other.close()
+    window.workspace.store_changed()
+    assert designer.text() == text and not designer.is_dirty()
+
+
+def test_screenshots(window, designer, qtbot):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with qtbot.waitSignal(designer.preview.rendered, timeout=5000):
+        designer.preview.render_now()
+    qtbot.wait(400)
+    assert window.grab().save(str(SCREENSHOTS / "designer-light.png"))
+    app = QApplication.instance()
+    theme.apply_theme(app, theme.DARK)
+    try:
+        qtbot.wait(400)
+        assert window.grab().save(str(SCREENSHOTS / "designer-dark.png"))
+    finally:
+        theme.apply_theme(app, theme.LIGHT)
+        qtbot.wait(50)
