@@ -68,7 +68,12 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self.store_label = QLabel(f"Store: {store.path}", self)
         self.store_label.setProperty("role", "muted")
+        self.problems_label = QLabel(self)  # the open skill's problem counts
+        self.statusBar().addPermanentWidget(self.problems_label)
         self.statusBar().addPermanentWidget(self.store_label)
+        self.workspace.currentChanged.connect(self._tab_changed)
+        self.workspace.problemsChanged.connect(self._tab_changed)
+        self._tab_changed()
 
         self.browser.selectionChanged.connect(self._on_selection)
         for view in (self.browser.card_view, self.browser.table_view):
@@ -116,6 +121,9 @@ class MainWindow(QMainWindow):
         # Ctrl+C copies names only where the skills are; text fields elsewhere keep their own copy.
         self.actions["copy_names"].setShortcutContext(Qt.WidgetWithChildrenShortcut)
         self.browser.addAction(self.actions["copy_names"])
+        a("save", "&Save", self.save_current, QKeySequence.Save, "Save the open skill as a new version")
+        a("save_copy", "Save as &copy", self.save_current_as_copy, None, "Save the open skill's text as a new skill")
+        a("close_tab", "Close &tab", self.close_current_tab, QKeySequence.Close, "Close the designer tab")
         a("quit", "&Quit", self.close, QKeySequence.Quit)
         a("find", "&Find", self.browser.focus_search, QKeySequence.Find, "Search skills")
         a("select_all", "Select &all", self.browser.select_all, QKeySequence.SelectAll)
@@ -123,6 +131,11 @@ class MainWindow(QMainWindow):
         a("view_list", "&List", lambda: self.set_view_mode("list"), "Ctrl+2", "Show skills as a list")
         a("refresh", "&Refresh", self.refresh, QKeySequence.Refresh, "Read the store again")
         a("about", "&About Skill Studio", self.about)
+        # Keys that act on the library work on its page only, so that in a designer Delete,
+        # Ctrl+F and Ctrl+A stay the editor's.
+        for key in ("export", "export_zip", "delete", "open", "find", "select_all"):
+            self.actions[key].setShortcutContext(Qt.WidgetWithChildrenShortcut)
+            self.splitter.addAction(self.actions[key])
         group = QActionGroup(self)
         for key in ("view_cards", "view_list"):
             self.actions[key].setCheckable(True)
@@ -137,8 +150,8 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        for key in ("new_skill", "import", "export", "export_zip"):
-            file_menu.addAction(self.actions[key])
+        for key in ("new_skill", "import", None, "save", "save_copy", "close_tab", None, "export", "export_zip"):
+            file_menu.addAction(self.actions[key]) if key else file_menu.addSeparator()
         file_menu.addSeparator()
         file_menu.addAction(self.actions["quit"])
         edit = bar.addMenu("&Edit")
@@ -225,6 +238,29 @@ class MainWindow(QMainWindow):
         names = self.browser.selected_names()
         if len(names) == 1:
             self.open_designer(names[0])
+
+    def _tab_changed(self, _index: int = -1) -> None:
+        designer = self.workspace.current_designer()
+        for key in ("save", "save_copy", "close_tab"):
+            self.actions[key].setEnabled(designer is not None)
+        if designer is not None:
+            self.actions["save"].setEnabled(not designer.session.read_only)
+        self.problems_label.setText(designer.problems.summary() if designer is not None else "")
+
+    def save_current(self) -> None:
+        designer = self.workspace.current_designer()
+        if designer is not None:
+            designer.save()
+
+    def save_current_as_copy(self) -> None:
+        designer = self.workspace.current_designer()
+        if designer is not None:
+            designer.save_as_copy()
+
+    def close_current_tab(self) -> None:
+        index = self.workspace.currentIndex()
+        if index > 0:
+            self.workspace.close_designer(index)
 
     def _changed_by_designer(self) -> None:
         self.refresh()

@@ -30,6 +30,7 @@ class Workspace(QTabWidget):
 
     storeChanged = Signal()          # a designer saved, restored or copied a skill
     statusMessage = Signal(str)
+    problemsChanged = Signal()       # a designer's problem counts changed
 
     def __init__(self, store: Store, library: QWidget, parent: QWidget | None = None):
         super().__init__(parent)
@@ -52,6 +53,11 @@ class Workspace(QTabWidget):
 
         return [w for w in (self.widget(i) for i in range(self.count())) if isinstance(w, DesignerWidget)]
 
+    def current_designer(self):
+        """The designer of the current tab, or None on the library page."""
+        widget = self.currentWidget()
+        return widget if widget in self.designers() else None
+
     def designer_for(self, name: str):
         return next((d for d in self.designers() if d.session.name == name), None)
 
@@ -71,6 +77,7 @@ class Workspace(QTabWidget):
             designer.titleChanged.connect(lambda _t, d=designer: self._retitle(d))
             designer.saved.connect(lambda _n, d=designer: self._saved(d))
             designer.statusMessage.connect(self.statusMessage)
+            designer.problems.countsChanged.connect(lambda *_c: self.problemsChanged.emit())
         self.setCurrentWidget(designer)
         designer.editor.setFocus()
         return designer

@@ -25,6 +25,8 @@ def window(qtbot, seeded_store, tmp_path):
     w.resize(1400, 860)
     w.show()
     qtbot.waitExposed(w)
+    w.activateWindow()  # shortcuts need the window active
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=3000)
     opened = w.workspace.open_skill
 
     def open_quietly(name, **kwargs):  # closing the window at the end asks nothing
@@ -251,3 +253,40 @@ def test_screenshots(window, designer, qtbot):
     finally:
         theme.apply_theme(app, theme.LIGHT)
         qtbot.wait(50)
+
+
+def test_keys_in_the_designer_act_on_the_designer(window, designer, qtbot):
+    type_at_end(qtbot, designer, "More.")
+    designer.editor.setFocus()
+    qtbot.keyClick(designer.editor, Qt.Key_F, Qt.ControlModifier)  # the editor's find, not the library's
+    assert designer.find_bar.isVisible() and not window.browser.search.hasFocus()
+    deleted = []
+    window.delete_selection = lambda: deleted.append(True)
+    window.actions["delete"].triggered.disconnect()
+    window.actions["delete"].triggered.connect(window.delete_selection)
+    designer.editor.setFocus()
+    qtbot.keyClick(designer.editor, Qt.Key_Delete)
+    assert deleted == []
+    version = window.store.get(SKILL).version
+    qtbot.keyClick(designer.editor, Qt.Key_S, Qt.ControlModifier)  # File ▸ Save
+    assert window.store.get(SKILL).version == version + 1
+    assert window.problems_label.text() == designer.problems.summary()
+    window.workspace.setCurrentIndex(0)
+    assert window.problems_label.text() == "" and not window.actions["save"].isEnabled()
+
+
+def test_preview_can_be_hidden_or_shown_full_width(designer):
+    designer.preview_action.trigger()
+    assert not designer.preview.isVisible()
+    designer.preview_only_action.trigger()
+    assert designer.preview.isVisible() and not designer.file_tabs.isVisible() and not designer.side.isVisible()
+    designer.preview_only_action.trigger()
+    assert designer.file_tabs.isVisible() and designer.side.isVisible()
+
+
+def test_no_part_of_the_designer_becomes_a_window_of_its_own(window, designer, qtbot):
+    type_at_end(qtbot, designer, "x")
+    qtbot.wait(50)
+    strays = [w for w in QApplication.topLevelWidgets() if w.isVisible() and not isinstance(w, MainWindow)]
+    assert strays == []
+    assert QApplication.activeWindow() is window

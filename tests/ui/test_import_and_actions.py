@@ -303,3 +303,22 @@ def test_delete_skills_asks_first(seeded_store):
     assert deleted == []
     assert "gitmoji-commits" in questions[0] and "csv-cleanup" in questions[0]
     assert "gitmoji-commits" in seeded_store
+
+
+def test_new_skill_dialog_uses_the_chosen_template_and_the_folder_follows_the_name(qtbot, seeded_store):
+    dialog = NewSkillDialog(seeded_store)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    labels = [dialog.template_combo.itemText(i) for i in range(dialog.template_combo.count())]
+    assert labels == ["Blank", "Script-backed", "Reference-heavy"]
+    dialog.template_combo.setCurrentIndex(1)
+    assert "scripts/run.sh" in dialog.template_summary.text()
+    qtbot.keyClicks(dialog.name_edit, "csv-runner")
+    assert dialog.folder_label.text().startswith("csv-runner/")
+    dialog.description_edit.setPlainText("Runs a CSV check. Use when a CSV arrives.")
+    with qtbot.waitSignal(dialog.accepted, timeout=2_000):
+        qtbot.mouseClick(dialog.ok_button, Qt.LeftButton)
+    skill = seeded_store.get("csv-runner")
+    assert [(f.path, f.mode) for f in skill.files] == [("scripts/run.sh", 0o755)]
+    assert skill.folder_name == "csv-runner" and "scripts/run.sh INPUT" in skill.content
+    assert seeded_store.versions("csv-runner")[0].note == "created from the script-backed template"

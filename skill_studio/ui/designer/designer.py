@@ -125,7 +125,8 @@ class DesignerWidget(SavingMixin, QWidget):
 
     def _build_actions(self) -> None:
         a = self._action
-        self.save_action = a("&Save", self.save, QKeySequence.Save, "Save a new version (Ctrl+S)")
+        # Ctrl+S is the window's File ▸ Save, which saves the designer in front.
+        self.save_action = a("&Save", self.save, None, "Save a new version (Ctrl+S)")
         self.preview_action = a("&Preview", self._preview_toggled, "Ctrl+Shift+P", "Show or hide the preview",
                                 checkable=True)
         self.preview_action.setChecked(True)

@@ -139,7 +139,7 @@ class FilesPanel(QWidget):
                 self.tree.addAction(action)
             action.triggered.connect(slot)
             self.actions[key] = action
-            button = QPushButton(text, toolTip=tip, visible=not read_only)
+            button = QPushButton(text, self, toolTip=tip, visible=not read_only)  # a child, never a window
             button.clicked.connect(action.trigger)
             action.enabledChanged.connect(button.setEnabled)
             self.buttons[key] = button

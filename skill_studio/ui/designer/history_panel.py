@@ -67,7 +67,7 @@ class HistoryPanel(QWidget):
         self.compare_combo = QComboBox()
         self.compare_combo.setToolTip("Which version the selected one is compared with")
         self.compare_combo.currentIndexChanged.connect(self._update)
-        self.restore_button = QPushButton("Restore this version")
+        self.restore_button = QPushButton("Restore this version", self)
         self.restore_button.setToolTip("Make the selected version the current one (saved as a new version)")
         self.restore_button.clicked.connect(self._on_restore)
         self.restore_button.setVisible(not read_only)
