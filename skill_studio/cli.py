@@ -299,8 +299,8 @@ def cmd_overview(args: argparse.Namespace) -> int:
     args.lifecycle = args.origin = args.tag = args.search = None
     args.sort, args.limit, args.json = "name", None, False
     cmd_list(args)
-    print("\nCommands: validate, import, export, list, show, prompt, new, save, history, diff, restore, "
-          "drafts (skill-studio --help)")
+    print("\nCommands: validate, import, export, list, show, prompt, new, save, history, diff, restore-version, "
+          "drafts, promote, degrade, deprecate, archive, trust, pin, merge, delete, audit (skill-studio --help)")
     return 0
 
 
@@ -358,9 +358,10 @@ def build_parser() -> argparse.ArgumentParser:
              cmd_prompt, json_flag=False)
     pr.add_argument("names", nargs="*", metavar="NAME|PATH")
 
-    from skill_studio.cli_authoring import register
+    from skill_studio import cli_authoring, cli_review
 
-    register(add)
+    cli_authoring.register(add)
+    cli_review.register(add)
     return p
 
 

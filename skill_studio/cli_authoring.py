@@ -1,7 +1,7 @@
 """The authoring commands of ``skill-studio``: what the designer does, without the window.
 
 new (from a template), save (a SKILL.md file as a new version, refused when the skill
-changed since the version named), history, diff between versions, restore, drafts.
+changed since the version named), history, diff between versions, restore-version, drafts.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     d.add_argument("old", nargs="?", type=int)
     d.add_argument("new", nargs="?", type=int)
 
-    r = add("restore", "make an earlier version current again (as a new version)", cmd_restore, False)
+    r = add("restore-version", "make an earlier version current again (as a new version)", cmd_restore, False)
     r.add_argument("name")
     r.add_argument("version", type=int)
 

@@ -62,7 +62,7 @@ def test_new_save_history_diff_restore(db, tmp_path, capsys):
     assert out.index("v2") < out.index("v1") and "clearer" in out
     assert run(db, "diff", "my-skill") == 0
     assert "+Read the guide first." in capsys.readouterr().out
-    assert run(db, "restore", "my-skill", "1") == 0
+    assert run(db, "restore-version", "my-skill", "1") == 0
     assert "restored as version 3" in capsys.readouterr().out
     assert store.get("my-skill").skill_md == text
     store.close()

@@ -290,3 +290,16 @@ def test_no_part_of_the_designer_becomes_a_window_of_its_own(window, designer, q
     strays = [w for w in QApplication.topLevelWidgets() if w.isVisible() and not isinstance(w, MainWindow)]
     assert strays == []
     assert QApplication.activeWindow() is window
+
+
+def test_toolbar_undo_redo_and_zoom(designer, qtbot):
+    assert not designer.undo_action.isEnabled()
+    type_at_end(qtbot, designer, "abc")
+    assert designer.undo_action.isEnabled()
+    designer.undo_action.trigger()
+    assert not designer.text().endswith("abc") and designer.redo_action.isEnabled()
+    designer.redo_action.trigger()
+    assert designer.text().endswith("abc")
+    level = designer.editor.zoom_level()
+    designer.editor.zoom_in_action.trigger()
+    assert designer.editor.zoom_level() > level

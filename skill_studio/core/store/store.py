@@ -171,7 +171,7 @@ class Store(Queries, History):
                 before = getattr(current, k)
                 before = before.value if isinstance(before, (Lifecycle, Origin)) else before
                 if str(before) != str(v) and k in ("lifecycle", "trust_tier", "pinned"):
-                    self._audit(name, f"{action}:{k}" if action == "state" else action,
+                    self._audit(name, _audit_action(action, k, v),
                                 str(int(before) if isinstance(before, bool) else before), str(v),
                                 reason, author, stamp)
             return self.get(name, with_files=False)
@@ -237,3 +237,14 @@ class Store(Queries, History):
         self._conn.executemany(
             "INSERT INTO skill_files (skill, path, mode, size, blob) VALUES (?, ?, ?, ?, ?)",
             [(name, f.path, f.mode & 0o777, len(f.data), self._store_blob(f.data)) for f in files])
+
+
+def _audit_action(action: str, column: str, value: Any) -> str:
+    """The audit log's name for one review-state change: the move for the lifecycle ('promote'),
+    'trust' and 'pin'/'unpin' for the others; 'state:<column>' for a plain state change and
+    'undo:<column>' / 'redo:<column>' when an undo puts it back."""
+    if action in ("state", "undo", "redo"):
+        return f"{action}:{column}"
+    if column == "lifecycle":
+        return action
+    return "trust" if column == "trust_tier" else ("pin" if value else "unpin")

@@ -136,9 +136,20 @@ class DesignerWidget(SavingMixin, QWidget):
                              checkable=True)
         self.side_action.setChecked(True)
         self.validate_action = a("Chec&k now", self._validate_now, "F7", "Validate the text now")
+        # Undo and redo keep their keys in the editor (Ctrl+Z, Ctrl+Shift+Z); these are for the mouse.
+        self.undo_action = a("&Undo", self.editor.undo, None, "Undo (Ctrl+Z)")
+        self.redo_action = a("&Redo", self.editor.redo, None, "Redo (Ctrl+Shift+Z)")
+        self.undo_action.setEnabled(False)
+        self.redo_action.setEnabled(False)
+        self.editor.undoAvailable.connect(self.undo_action.setEnabled)
+        self.editor.redoAvailable.connect(self.redo_action.setEnabled)
         self.toolbar.addAction(self.save_action)
         self.toolbar.addSeparator()
-        for action in (self.editor.find_action, self.editor.replace_action, self.editor.wrap_action):
+        for action in (self.undo_action, self.redo_action):
+            self.toolbar.addAction(action)
+        self.toolbar.addSeparator()
+        for action in (self.editor.find_action, self.editor.replace_action, self.editor.wrap_action,
+                       self.editor.zoom_out_action, self.editor.zoom_in_action):
             self.toolbar.addAction(action)
         self.toolbar.addSeparator()
         for action in (self.preview_action, self.preview_only_action, self.side_action):
@@ -293,8 +304,6 @@ class DesignerWidget(SavingMixin, QWidget):
     def _diagnostics(self, diags: list) -> None:
         self.problems.set_diagnostics(diags)
         self.editor.set_diagnostics([(d.line, d.severity.value, d.message) for d in diags if d.line])
-        errors, warnings, _infos = self.problems.counts()
-        self.statusMessage.emit(self.problems.summary())
 
     # --- preview and panels ---------------------------------------------------------
 
