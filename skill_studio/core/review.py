@@ -1,0 +1,67 @@
+"""What a reviewer works through: the queue of candidates and degraded skills, oldest first,
+and each one's nearest existing skills (found with the full-text index's ranking until
+vectors are available)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from skill_studio.core.model import Lifecycle, Skill
+from skill_studio.core.store import Filters, Store
+
+QUEUE_STATES = (Lifecycle.CANDIDATE, Lifecycle.DEGRADED)
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
+_STOP = frozenset("""the and for with that this from when what your you use used using into onto
+are was were has have had not but all any can its it's their there then than them they will
+would should could about each every also only more most some such skill skills""".split())
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    name: str
+    score: float        # 1.0 for the best match, the others relative to it
+    lifecycle: Lifecycle
+    description: str
+
+
+def queue(store: Store) -> list[Skill]:
+    """Candidates and degraded skills, the longest waiting first (card fields only)."""
+    skills = [s for state in QUEUE_STATES for s in store.list(Filters(lifecycle=state.value))]
+    return sorted(skills, key=lambda s: (s.created_at or "", s.name))
+
+
+def queue_count(store: Store) -> int:
+    counts = store.counts()["lifecycle"]
+    return sum(counts[s.value] for s in QUEUE_STATES)
+
+
+def _terms(skill: Skill, limit: int = 16) -> list[str]:
+    words = _WORD.findall(f"{skill.name.replace('-', ' ')} {skill.description} {' '.join(skill.tags)}")
+    out = []
+    for w in words:
+        w = w.lower()
+        if w not in _STOP and w not in out:
+            out.append(w)
+    return out[:limit]
+
+
+def nearest(store: Store, name: str, k: int = 3) -> list[Neighbour]:
+    """The ``k`` existing skills (not archived) closest to ``name`` by the full-text ranking of its
+    name, description and tags; best first."""
+    skill = store.get(name, with_files=False)
+    terms = _terms(skill)
+    if not terms:
+        return []
+    query = " OR ".join(f'"{t}"' for t in terms)
+    rows = store._query(
+        "SELECT c.name, f.rank, c.lifecycle, c.description FROM (SELECT rowid, rank FROM skills_fts "
+        "WHERE skills_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid "
+        "WHERE c.name != ? AND c.lifecycle != 'archived' ORDER BY f.rank", (query, k + 8, name))
+    rows = rows[:k]
+    if not rows:
+        return []
+    best = rows[0][1] or -1.0  # bm25: more negative is better
+    return [Neighbour(r[0], round(min(1.0, (r[1] or 0.0) / best), 3) if best else 0.0, Lifecycle(r[2]), r[3])
+            for r in rows]
