@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QTextLayout
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QToolTip
 
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
-from skill_studio.ui.models import SKILL_ROLE
+from skill_studio.ui.models import NAME_ROLE, SKILL_ROLE
 from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
 
 CARD_WIDTH = 300
@@ -128,6 +128,8 @@ def elided_lines(text: str, font: QFont, width: int, max_lines: int) -> list[str
 class CardDelegate(QStyledItemDelegate):
     """A card per skill: name, lifecycle badge, trust stars, origin, version, description,
     tags and utility/freshness bars. Rows whose card is not loaded get a light placeholder."""
+
+    starClicked = Signal(str, int)   # skill name, the trust tier of the star clicked
 
     def __init__(self, parent=None, tokens: Tokens | None = None):
         super().__init__(parent)
@@ -301,6 +303,27 @@ class CardDelegate(QStyledItemDelegate):
             reason = f": {skill.lifecycle_reason}" if skill.lifecycle_reason else ""
             return Lifecycle(skill.lifecycle).label + reason
         return skill.description or skill.name
+
+    def star_at(self, option, index, pos: QPoint) -> int | None:
+        """The trust tier (1-4) of the star under ``pos`` on this card, or None."""
+        skill = index.data(SKILL_ROLE) if index.isValid() else None
+        if skill is None:
+            return None
+        geo = self._layout(option, skill)
+        if not geo.stars.contains(pos):
+            return None
+        step = max(1, QFontMetrics(self._card_fonts(option.font).base).horizontalAdvance("★"))
+        return min(4, 1 + (pos.x() - geo.stars.left()) // step)
+
+    def editorEvent(self, event, model, option, index) -> bool:
+        # A click on a star sets the trust tier (the window decides whether it may).
+        if event.type() == QEvent.MouseButtonRelease and event.button() == Qt.LeftButton:
+            tier = self.star_at(option, index, event.position().toPoint())
+            name = index.data(NAME_ROLE)
+            if tier is not None and name:
+                self.starClicked.emit(name, tier)
+                return True
+        return super().editorEvent(event, model, option, index)
 
     def helpEvent(self, event, view, option, index) -> bool:
         if event is None or event.type() != QEvent.ToolTip:

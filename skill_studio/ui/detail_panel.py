@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QPushBu
                                QVBoxLayout, QWidget)
 
 from skill_studio.core.diagnostics import Severity
-from skill_studio.core.model import Lifecycle, Skill, TrustTier
+from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
 from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.core.validate import validate_text
 from skill_studio.ui.models import relative_time
@@ -78,6 +78,9 @@ class DetailPanel(QWidget):
 
     skillLinkActivated = Signal(str)
     openRequested = Signal(str)   # "Open in designer" for the skill shown
+    moveRequested = Signal(str, str)    # name, lifecycle action
+    pinRequested = Signal(str, bool)
+    trustRequested = Signal(str, int)   # name, tier (a star was clicked)
 
     def __init__(self, store: Store, parent=None):
         super().__init__(parent)
@@ -96,6 +99,12 @@ class DetailPanel(QWidget):
         buttons = QHBoxLayout()
         buttons.setContentsMargins(14, 8, 14, 0)
         buttons.addWidget(self.open_button)
+        from skill_studio.ui.review.review_bar import ReviewBar
+
+        self.review_bar = ReviewBar(self)
+        self.review_bar.moveRequested.connect(lambda a: self._name and self.moveRequested.emit(self._name, a))
+        self.review_bar.pinRequested.connect(lambda on: self._name and self.pinRequested.emit(self._name, on))
+        buttons.addWidget(self.review_bar)
         buttons.addStretch(1)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -120,6 +129,7 @@ class DetailPanel(QWidget):
                 skill = None
         self._name = skill.name if skill else None
         self.open_button.setVisible(skill is not None)
+        self.review_bar.set_skill(skill)
         self._tokens = current_tokens()
         self.relations, self.labels = {}, {}
         content = QWidget()
@@ -232,9 +242,16 @@ class DetailPanel(QWidget):
         badge.setToolTip(skill.lifecycle_reason or "")
         badge.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
         tier = TrustTier(skill.trust_tier)
-        stars = self._label(f'<span style="color:{self._tokens.star}; font-size: 14px;">{tier.stars}</span>'
+        if skill.origin == Origin.BUILTIN:  # tier 4, read-only
+            glyphs = tier.stars
+        else:  # a reviewer clicks a star (tiers 1-3) to set the tier
+            glyphs = "".join(f'<a href="trust:{n}" style="color:{self._tokens.star}; text-decoration:none;">'
+                             f'{"★" if n <= tier else "☆"}</a>' for n in range(1, 4)) + "☆"
+        stars = self._label(f'<span style="color:{self._tokens.star}; font-size: 14px;">{glyphs}</span>'
                             f'&nbsp;{tier.label}', key="trust", rich=True, wrap=False)
-        stars.setToolTip(f"Trust tier {int(tier)} of 4")
+        stars.linkActivated.connect(lambda href: self.trustRequested.emit(skill.name, int(href[6:])))
+        stars.setToolTip(f"Trust tier {int(tier)} of 4" + ("" if skill.origin == Origin.BUILTIN
+                                                           else " — click a star to change it"))
         row.addWidget(badge)
         row.addWidget(stars)
         row.addStretch(1)

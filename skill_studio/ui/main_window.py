@@ -89,6 +89,10 @@ class MainWindow(QMainWindow):
         self.watcher.changedElsewhere.connect(self.refresh)
         self.watcher.changedElsewhere.connect(self.workspace.store_changed)
 
+        from skill_studio.ui.review.window_review import WindowReview
+
+        self.review = WindowReview(self)
+        self.watcher.changedElsewhere.connect(self.review.queue.refresh)
         self.browser.restore_state(settings.browser_state)  # applies the saved filters once
         self.stats.update_stats(self.model.filters)
         self._on_selection(self.browser.selected_names())
@@ -197,6 +201,8 @@ class MainWindow(QMainWindow):
             self.actions[key].setEnabled(has)
         self.actions["open"].setEnabled(len(names) == 1)
         self.actions["copy_names"].setText("&Copy names" if len(names) > 1 else "&Copy name")
+        if hasattr(self, "review"):
+            self.review.selection_changed(names)
         if len(names) > 1:
             self.statusBar().showMessage(f"{len(names)} selected")
 
@@ -208,6 +214,7 @@ class MainWindow(QMainWindow):
                 menu.addSeparator()
             else:
                 menu.addAction(self.actions[key])
+        self.review.add_to_context_menu(menu)
         return menu
 
     def _context_menu_at(self, view, pos) -> None:
@@ -336,11 +343,8 @@ class MainWindow(QMainWindow):
             self.open_designer(name)
 
     def delete_selection(self) -> None:
-        from skill_studio.ui.skill_actions import delete_skills
-
-        names = self.browser.selected_names()
-        if names and delete_skills(self, self.store, names, ask=self.ask, show_message=self.tell):
-            self._changed()
+        """Delete the selected skills (asks first; refusals name the skills that need them; Ctrl+Z undoes)."""
+        self.review.actions.delete(self.browser.selected_names())
 
     def about(self) -> None:
         QMessageBox.about(self, "About Skill Studio",

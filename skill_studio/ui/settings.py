@@ -48,5 +48,16 @@ class StudioSettings:
     def browser_state(self, value: dict) -> None:
         self._s.setValue("browser/state", json.dumps(value))
 
+    @property
+    def reviewer(self) -> str:
+        """The name the audit log records for this user's changes (default: the OS user)."""
+        from skill_studio.ui.review.actions import default_reviewer
+
+        return str(self._get("review/reviewer", "") or "").strip() or default_reviewer()
+
+    @reviewer.setter
+    def reviewer(self, value: str) -> None:
+        self._s.setValue("review/reviewer", value.strip())
+
     def sync(self) -> None:
         self._s.sync()

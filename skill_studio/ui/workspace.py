@@ -37,13 +37,14 @@ class Workspace(QTabWidget):
         self.store = store
         self.setDocumentMode(True)
         self.setTabsClosable(True)
-        self.setMovable(True)
+        self.setMovable(False)  # the library and the review queue stay first
         self.addTab(library, "Library")
         bar = self.tabBar()
         for side in (bar.ButtonPosition.RightSide, bar.ButtonPosition.LeftSide):
             if bar.tabButton(0, side) is not None:
                 bar.tabButton(0, side).hide()
         self.tabCloseRequested.connect(self.close_designer)
+        self.fixed = 1   # tabs before this index stay open (the library, the review queue)
         #: ask_recover(parent, name, saved_at, lines) -> 'recover' | 'discard' | 'later' (replaceable).
         self.ask_recover: Callable[[QWidget | None, str, str, int], str] = _ask_recover
         self.tell = lambda title, text: QMessageBox.warning(self, title, text)
@@ -61,14 +62,15 @@ class Workspace(QTabWidget):
     def designer_for(self, name: str):
         return next((d for d in self.designers() if d.session.name == name), None)
 
-    def open_skill(self, name: str, *, text: str | None = None):
-        """Show the skill's designer (opened if needed); ``text`` starts it from a draft."""
+    def open_skill(self, name: str, *, text: str | None = None, base_version: int | None = None):
+        """Show the skill's designer (opened if needed); ``text`` starts it from a draft written
+        on ``base_version``."""
         from skill_studio.ui.designer.designer import DesignerWidget
 
         designer = self.designer_for(name)
         if designer is None:
             try:
-                designer = DesignerWidget(self.store, name, self, text=text)
+                designer = DesignerWidget(self.store, name, self, text=text, base_version=base_version)
             except (NotFound, StoreError) as e:
                 self.tell("Cannot open", f"{name} cannot be opened:\n\n{e}")
                 return None
@@ -77,10 +79,18 @@ class Workspace(QTabWidget):
             designer.titleChanged.connect(lambda _t, d=designer: self._retitle(d))
             designer.saved.connect(lambda _n, d=designer: self._saved(d))
             designer.statusMessage.connect(self.statusMessage)
+            designer.replaceRequested.connect(lambda n, d=designer: self._replace(d, n))
             designer.problems.countsChanged.connect(lambda *_c: self.problemsChanged.emit())
         self.setCurrentWidget(designer)
         designer.editor.setFocus()
         return designer
+
+    def _replace(self, designer, name: str) -> None:
+        index = self.indexOf(designer)
+        self.removeTab(index)
+        designer.deleteLater()
+        self.storeChanged.emit()
+        self.open_skill(name)
 
     def _retitle(self, designer) -> None:
         index = self.indexOf(designer)
@@ -92,14 +102,25 @@ class Workspace(QTabWidget):
         self._retitle(designer)
         self.storeChanged.emit()
 
+    def add_fixed_tab(self, widget: QWidget, title: str) -> int:
+        """A tab that stays open, after the library and the other fixed ones."""
+        index = self.insertTab(self.fixed, widget, title)
+        bar = self.tabBar()
+        for side in (bar.ButtonPosition.RightSide, bar.ButtonPosition.LeftSide):
+            if bar.tabButton(index, side) is not None:
+                bar.tabButton(index, side).hide()
+        self.fixed += 1
+        return index
+
     def close_designer(self, index: int) -> bool:
-        if index <= 0:
+        """Close the tab at ``index`` (a designer asks about unsaved changes first)."""
+        if index < self.fixed or index >= self.count():
             return False
-        designer = self.widget(index)
-        if not designer.maybe_close():
+        widget = self.widget(index)
+        if hasattr(widget, "maybe_close") and not widget.maybe_close():
             return False
         self.removeTab(index)
-        designer.deleteLater()
+        widget.deleteLater()
         return True
 
     def close_all(self) -> bool:
@@ -125,7 +146,7 @@ class Workspace(QTabWidget):
             draft = self.store.draft(name)
             if draft is None or self.designer_for(name) is not None:
                 continue
-            text, _base, saved_at = draft
+            text, base, saved_at = draft
             answer = self.ask_recover(self, name, saved_at, len(text.splitlines()))
             if answer == "discard":
                 self.store.discard_draft(name)
@@ -134,6 +155,6 @@ class Workspace(QTabWidget):
                     self.tell("Draft not recovered", f"“{name}” is no longer in the store; the draft is kept "
                                                      "(skill-studio drafts lists it).")
                     continue
-                if self.open_skill(name, text=text) is not None:
+                if self.open_skill(name, text=text, base_version=base) is not None:
                     opened += 1
         return opened

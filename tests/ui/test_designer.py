@@ -303,3 +303,108 @@ def test_toolbar_undo_redo_and_zoom(designer, qtbot):
     level = designer.editor.zoom_level()
     designer.editor.zoom_in_action.trigger()
     assert designer.editor.zoom_level() > level
+
+
+def _store_edit(path, name, transform, files=None):
+    """Another process saves a new version of ``name``."""
+    from skill_studio.core.fields import to_skill
+    from skill_studio.core.skillmd import parse_document
+
+    other = Store(path)
+    skill = other.get(name)
+    text = transform(skill.skill_md)
+    other.update(name, to_skill(parse_document(text), skill.folder_name,
+                                files=skill.files if files is None else files), skill.version)
+    other.close()
+    return text
+
+
+def test_a_draft_older_than_the_store_meets_the_newer_version_as_a_conflict(qtbot, seeded_store, tmp_path):
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    base = seeded_store.get(SKILL)
+    seeded_store.save_draft(SKILL, base.skill_md + "\nMy draft.\n", base.version)
+    theirs = _store_edit(seeded_store.path, SKILL, lambda t: t + "\nTheirs.\n")
+    w = MainWindow(seeded_store, settings)
+    qtbot.addWidget(w)
+    w.workspace.close_all = lambda: True
+    w.workspace.ask_recover = lambda *a: "recover"
+    w.workspace.recover_drafts()
+    designer = w.workspace.designer_for(SKILL)
+    assert "newer" in designer.banner.text()
+    seen = []
+    designer.ask_note = lambda: ""
+    designer.resolve_conflict = lambda stored, mine: seen.append(stored) or "cancel"
+    assert not designer.save()
+    assert seen == [theirs] and seeded_store.get(SKILL).skill_md == theirs
+
+
+def test_open_file_tabs_follow_a_restore(window, qtbot):
+    from skill_studio.core.templates import new_skill
+
+    window.store.add(new_skill("runner-two", "Runs. Use when asked.", "script"))
+    designer = window.open_designer("runner-two")
+    designer.ask_note = lambda: ""
+    designer.open_file("scripts/run.sh")
+    tab = designer.file_tabs.editor_for("scripts/run.sh")
+    tab.appendPlainText("# added")
+    assert designer.save()
+    designer.restore_version(1)
+    assert "# added" not in designer.file_tabs.editor_for("scripts/run.sh").toPlainText()
+    assert not designer.is_dirty()
+
+
+def test_a_pending_form_edit_is_saved_and_asked_about(designer, qtbot):
+    form = designer.form
+    form.license_edit.setFocus()
+    form.license_edit.selectAll()
+    qtbot.keyClicks(form.license_edit, "MIT-0")  # still inside the form's pause when saving
+    assert designer.save()
+    assert "license: MIT-0" in designer.store.get(SKILL).skill_md and not designer.is_dirty()
+    qtbot.keyClicks(form.license_edit, "X")
+    asked = []
+    designer.ask_unsaved = lambda: asked.append(1) or "cancel"
+    assert not designer.maybe_close() and asked
+
+
+def test_unusual_characters_and_crlf_do_not_make_a_skill_dirty(window, qtbot):
+    from skill_studio.core.folders import build_skill
+    from skill_studio.core.model import Origin
+
+    text = "---\r\nname: odd-chars\r\ndescription: Costs 100\u00a0EUR. Use when asked.\r\n---\r\n\r\nA\u2028B line.\r\n"
+    window.store.add(build_skill(text.encode(), "odd-chars", [], origin=Origin.HUMAN, source="test"))
+    designer = window.open_designer("odd-chars")
+    assert not designer.is_dirty() and designer.text() == text
+    type_at_end(qtbot, designer, "More.")
+    designer.ask_note = lambda: ""
+    assert designer.save()
+    saved = window.store.get("odd-chars").skill_md
+    assert "100\u00a0EUR" in saved and "\r\n" in saved and "A\u2028B" in saved
+
+
+def test_restoring_a_version_from_before_a_rename_keeps_the_name(designer, window):
+    text = designer.text().replace(f"name: {SKILL}", "name: notes-for-release", 1)
+    designer.editor.set_text_keeping_place(text)
+    designer.save_draft()
+    assert designer.save()
+    assert window.store.drafts() == []  # the draft went with the rename
+    designer.restore_version(1)
+    stored = window.store.get("notes-for-release")
+    assert "name: notes-for-release" in stored.skill_md and designer.session.name == "notes-for-release"
+
+
+def test_steady_typing_still_writes_drafts(designer, qtbot):
+    type_at_end(qtbot, designer, "a")
+    first = designer._draft_timer.remainingTime()
+    qtbot.wait(300)
+    type_at_end(qtbot, designer, "b")
+    assert 0 < designer._draft_timer.remainingTime() <= first - 200  # not restarted by the keystroke
+
+
+def test_save_as_copy_of_a_builtin_opens_an_editable_copy(window):
+    builtin = next(s.name for s in window.store.list() if s.origin.value == "builtin")
+    designer = window.open_designer(builtin)
+    assert not designer.editor.replace_action.isEnabled()
+    assert designer.save_as_copy()
+    copy = window.workspace.current_designer()
+    assert copy is not designer and copy.session.name == f"{builtin}-copy"
+    assert not copy.session.read_only and copy.save_action.isEnabled() and copy.form.license_edit.isEnabled()

@@ -96,12 +96,19 @@ def test_drop_a_folder_and_a_zip_imports_them(window, qtbot, tmp_path, seeded_st
 
 def test_delete_is_refused_while_others_depend(window, seeded_store):
     shown = []
-    window.ask = lambda parent, title, text: True
-    window.tell = lambda parent, title, text: shown.append(text)
-    window.browser.select_name("changelog-writer")
+    window.review.actions.ask_reason = lambda parent, title, text: ""
+    window.review.actions.tell = lambda title, text: shown.append(text)
+    from test_store import make
+
+    seeded_store.add(make("needs-notes", meta={"depends-on": "release-notes"}))
+    window.refresh()
+    window.browser.select_name("release-notes")
     window.actions["delete"].trigger()
-    assert "changelog-writer" in seeded_store
-    assert any("release-notes" in text for text in shown)
+    assert "release-notes" in seeded_store
+    assert any('<a href="skill:needs-notes">needs-notes</a>' in text for text in shown)
+    window.browser.select_name("changelog-writer")  # builtin: read-only
+    window.actions["delete"].trigger()
+    assert "changelog-writer" in seeded_store and "builtin" in shown[-1]
 
 
 def test_screenshots(qtbot, tmp_path, seeded_store):
@@ -150,7 +157,8 @@ def test_right_click_selects_the_card_and_offers_its_actions(window, qtbot, monk
         [act.text().replace("&", "") for act in menu.actions() if not act.isSeparator()]))
     view.customContextMenuRequested.emit(pos)
     assert browser.selected_names() == ["pdf-extract"]  # the right click selected what it was on
-    assert shown == [["Open in designer", "Export selection…", "Export selection as zip…", "Copy name", "Delete…"]]
+    assert shown == [["Open in designer", "Lifecycle", "Merge…", "Export selection…", "Export selection as zip…",
+                      "Copy name", "Delete…"]]
     browser.select_names(["pdf-extract", "release-notes"])
     shown.clear()
     view.customContextMenuRequested.emit(pos)  # on a selected card: the selection stays

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from skill_studio.core import scores
@@ -48,6 +49,42 @@ class History(Connection):
         rows = self._query(sql + f" ORDER BY id DESC LIMIT {int(limit)}", params)
         return [AuditEntry(r["id"], r["at"], r["actor"], r["skill"], r["action"], r["from_value"],
                            r["to_value"], r["reason"]) for r in rows]
+
+    def audit_entries(self, *, skill: str | None = None, action: str | None = None,
+                      since: str | date | None = None, until: str | date | None = None,
+                      text: str | None = None, limit: int = 10000) -> list[AuditEntry]:
+        """Audit entries matching every filter given, newest first.
+
+        ``action`` matches exactly or as a prefix before a colon ("state" matches
+        "state:lifecycle"); ``since`` and ``until`` are ISO dates (or times), both
+        inclusive, a date-only ``until`` covering its whole day; ``text`` is found in the
+        skill, the actor or the reason (case-insensitive, no wildcards).
+        """
+        where: list[str] = []
+        params: list[Any] = []
+        if skill:
+            where.append("skill = ?")
+            params.append(skill)
+        if action:
+            where.append("(action = ? OR action LIKE ? ESCAPE '\\')")
+            params += [action, _like_escape(action) + ":%"]
+        for value, upper in ((since, False), (until, True)):
+            if value:
+                op, bound = _bound(value, upper=upper)
+                where.append(f"at {op} ?")
+                params.append(bound)
+        if text:
+            pattern = f"%{_like_escape(text)}%"
+            where.append("(skill LIKE ? ESCAPE '\\' OR actor LIKE ? ESCAPE '\\' OR reason LIKE ? ESCAPE '\\')")
+            params += [pattern] * 3
+        sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "")
+        rows = self._query(sql + " ORDER BY id DESC LIMIT ?", (*params, int(limit)))
+        return [AuditEntry(r["id"], r["at"], r["actor"], r["skill"], r["action"], r["from_value"],
+                           r["to_value"], r["reason"]) for r in rows]
+
+    def actions_in_use(self) -> list[str]:
+        """Every distinct action the audit log holds, sorted."""
+        return self._column("SELECT DISTINCT action FROM audit_log ORDER BY action")
 
     def audit(self, name: str, action: str, from_value: str | None, to_value: str | None,
               reason: str = "", author: str | None = None) -> None:
@@ -106,3 +143,22 @@ class History(Connection):
         self._conn.execute(
             "UPDATE skill_versions SET skill_md = (SELECT head || content FROM procedural_memory "
             "WHERE name = ?) WHERE skill = ? AND version = ?", (name, name, version))
+
+
+def _like_escape(text: str) -> str:
+    """``text`` with LIKE's wildcards taken literally (used with ESCAPE '\\')."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _bound(value: str | date, *, upper: bool) -> tuple[str, str]:
+    """(operator, ISO text) comparing ``at`` with a time or date; a date alone as an upper
+    bound means up to the end of that day."""
+    if isinstance(value, datetime):
+        return ("<=" if upper else ">="), scores.format_time(value)
+    text = value.isoformat() if isinstance(value, date) else str(value).strip()
+    if upper:
+        try:
+            return "<", (date.fromisoformat(text) + timedelta(days=1)).isoformat()
+        except ValueError:
+            return "<=", text
+    return ">=", text

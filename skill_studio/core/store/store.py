@@ -127,10 +127,14 @@ class Store(Queries, History):
         text, files = self.version_text(name, version)
         current = self.get(name, with_files=False)
         doc = skillmd.parse_document(text, f"{name} version {version}")
+        if str(doc.data.get("name", "")).strip() != name:
+            # Restoring never renames: a version from before a rename gets today's name in its text,
+            # or the next save would rename the skill back.
+            from skill_studio.core.frontmatter import set_field
+
+            doc = skillmd.parse_document(set_field(doc, "name", name), f"{name} version {version}")
         old = to_skill(doc, current.folder_name, files=files, md_filename=current.md_filename,
                        source_path=current.source_path)
-        if old.name != name:  # restoring never renames; the name in the text is the old one's
-            old.name = name
         return self.update(name, old, expected_version, author=author, note=f"restored version {version}")
 
     def _check_rename(self, old: str, new: str) -> None:
@@ -169,11 +173,10 @@ class Store(Queries, History):
                                (*values.values(), name))
             for k, v in values.items():
                 before = getattr(current, k)
-                before = before.value if isinstance(before, (Lifecycle, Origin)) else before
-                if str(before) != str(v) and k in ("lifecycle", "trust_tier", "pinned"):
-                    self._audit(name, _audit_action(action, k, v),
-                                str(int(before) if isinstance(before, bool) else before), str(v),
-                                reason, author, stamp)
+                before = before.value if isinstance(before, (Lifecycle, Origin)) else \
+                    int(before) if isinstance(before, (bool, TrustTier)) else before
+                if str(before) != str(v) and k in ("lifecycle", "trust_tier", "pinned"):  # only real changes
+                    self._audit(name, _audit_action(action, k, v), str(before), str(v), reason, author, stamp)
             return self.get(name, with_files=False)
 
     def record_use(self, name: str, success: bool, *, now: datetime | None = None) -> Skill:

@@ -3,6 +3,8 @@ form, steps, files, problems and history around it; saving, conflicts and drafts
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QLabel, QMessageBox, QSplitter, QTabWidget, QToolBar,
@@ -36,10 +38,17 @@ class DesignerWidget(SavingMixin, QWidget):
     statusMessage = Signal(str)
     openSkillRequested = Signal(str)
 
-    def __init__(self, store: Store, name: str, parent: QWidget | None = None, *, text: str | None = None):
+    replaceRequested = Signal(str)       # show this skill in place of this designer (a copy was saved)
+
+    def __init__(self, store: Store, name: str, parent: QWidget | None = None, *, text: str | None = None,
+                 base_version: int | None = None):
         super().__init__(parent)
         self.store = store
         self.session = EditSession(store, name)
+        self._crlf = "\r\n" in self.session.base.skill_md
+        if base_version is not None and base_version != self.session.version:
+            # A draft written against an older version: saving it must meet the newer one as a conflict.
+            self.session.base = replace(self.session.base, version=base_version)
         self._dirty = False
         self._syncing = False
         self._names: list[str] | None = None   # the library's names, read once per store change
@@ -52,6 +61,10 @@ class DesignerWidget(SavingMixin, QWidget):
         self._build()
         self._connect()
         self._load(self.session.base.skill_md if text is None else text, self.session.base.files)
+        if base_version is not None and self.session.changed_elsewhere():
+            self.banner.setText(f"This draft was written on version {base_version}; the store has a newer one. "
+                                "Saving will show you the difference and let you choose.")
+            self.banner.show()
 
     # --- construction ---------------------------------------------------------
 
@@ -156,6 +169,7 @@ class DesignerWidget(SavingMixin, QWidget):
             self.toolbar.addAction(action)
         if self.session.read_only:
             self.save_action.setEnabled(False)
+            self.editor.replace_action.setEnabled(False)  # the store refuses it anyway: don't offer it
 
     def _connect(self) -> None:
         self.editor.textChanged.connect(self._text_changed)
@@ -179,8 +193,10 @@ class DesignerWidget(SavingMixin, QWidget):
         self._syncing = True
         try:
             self.files_panel.set_files(list(files))
+            self.file_tabs.reload(list(files))  # open file tabs show the files as loaded, or close
             self.preview.set_skill_files({f.path: f.data for f in files})
-            self.editor.setPlainText(text)
+            if self.text() != text:  # after a save the text is the same: keep cursor, scroll and undo
+                self.editor.setPlainText(text.replace("\r\n", "\n") if self._crlf else text)
             self.editor.document().setModified(False)
         finally:
             self._syncing = False
@@ -202,7 +218,10 @@ class DesignerWidget(SavingMixin, QWidget):
     # --- what the author does ------------------------------------------------------
 
     def text(self) -> str:
-        return self.editor.toPlainText()
+        """The SKILL.md text as the author has it: non-breaking spaces and line separators kept,
+        and CRLF line ends when the skill had them (toPlainText would change all three)."""
+        text = self.editor.document().toRawText().replace("\u2029", "\n")
+        return text.replace("\n", "\r\n") if self._crlf else text
 
     def files(self) -> list[SkillFile]:
         return self.files_panel.files()
@@ -221,7 +240,7 @@ class DesignerWidget(SavingMixin, QWidget):
         self._validate()
         self._form_timer.start()
         self._update_dirty()
-        if self._dirty:
+        if self._dirty and not self._draft_timer.isActive():  # not restarted: steady typing is kept too
             self._draft_timer.start()
 
     def _apply_from_panel(self, new_text: str) -> None:

@@ -81,6 +81,21 @@ class FileTabs(QTabWidget):
         self.removeTab(index)
         widget.deleteLater()
 
+    def reload(self, files: list[SkillFile]) -> None:
+        """Show ``files`` in the open tabs (after a save, restore or reload); tabs of files that are
+        gone, or are no longer text, close."""
+        by_path = {f.path: f for f in files}
+        for path, editor in list(self._editors.items()):
+            text = text_of(by_path[path].data) if path in by_path else None
+            if text is None:
+                self.close_tab(self.indexOf(editor))
+            elif editor.toPlainText() != text:
+                editor.blockSignals(True)  # not an edit by the author
+                try:
+                    editor.setPlainText(text)
+                finally:
+                    editor.blockSignals(False)
+
     def files_changed(self, paths: set[str]) -> None:
         """Close the tabs of files that are gone (deleted or renamed)."""
         for path, editor in list(self._editors.items()):

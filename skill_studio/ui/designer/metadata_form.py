@@ -4,95 +4,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QEvent, QMargins, QStringListModel, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QMargins, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import (QComboBox, QCompleter, QFormLayout, QLabel, QLineEdit, QPlainTextEdit,
-                               QScrollArea, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QCompleter, QFormLayout, QLabel, QLineEdit, QScrollArea,
+                               QVBoxLayout, QWidget)
 
 from skill_studio.core.diagnostics import Parsed
 from skill_studio.core.fields import set_studio_field, studio_fields
-from skill_studio.core.frontmatter import compose, set_field
+from skill_studio.core.frontmatter import set_field
 from skill_studio.core.lints import lint_data
 from skill_studio.core.skillmd import SkillDocument, SkillParseError, parse_document
-from skill_studio.core.strict import MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, check_strict
-from skill_studio.ui.theme import Tokens, current_tokens
+from skill_studio.core.strict import MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH
+from skill_studio.ui.designer.form_fields import (REQUIRED_KEYS, TokenCompleter, _Field, _PlainEdit,  # noqa: F401
+                                                 error_colour, name_messages, parse_error_banner,
+                                                 split_tokens, warning_colour)
+from skill_studio.ui.theme import current_tokens
 
 DEBOUNCE_MS = 400
-REQUIRED_KEYS = frozenset({"name", "description"})
-#: The strict profile's codes for the name's own rules (S019, the folder match, is left out:
-#: the folder follows the name when the skill is saved).
-_NAME_CODES = frozenset({"S013", "S014", "S015", "S016", "S017", "S018"})
-_TOKEN_SPLIT = re.compile(r"[\s,]+")
-
-
-def error_colour(tokens: Tokens) -> str:
-    return "#ff8a80" if tokens.dark else "#b3261e"
-
-
-def warning_colour(tokens: Tokens) -> str:
-    return "#f2c14e" if tokens.dark else "#8a5a00"
-
-
-def name_messages(name: str) -> list[str]:
-    """The strict profile's messages about ``name`` (the reference validator's wording), in its order."""
-    diags, _ = check_strict(compose({"name": name, "description": "x"}, ""), None)
-    return [d.message for d in diags if d.code in _NAME_CODES]
-
-
-def split_tokens(text: str) -> list[str]:
-    """Names typed in a token field (commas or spaces between), without repeats."""
-    return list(dict.fromkeys(t for t in _TOKEN_SPLIT.split(text) if t))
-
-
-def parse_error_banner(e: SkillParseError) -> str:
-    where = f" on line {e.line}" if e.line is not None else ""
-    hint = f" ({e.hint})" if e.hint else ""
-    return f"The frontmatter has an error{where}: {e.message}{hint} — fix it in the editor"
-
-
-class TokenCompleter(QCompleter):
-    """Completes the last of several comma-separated names in a line edit."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent, caseSensitivity=Qt.CaseSensitivity.CaseInsensitive,
-                         filterMode=Qt.MatchFlag.MatchContains)
-        self.setModel(QStringListModel(self))
-
-    def set_words(self, words: list[str]) -> None:
-        words = sorted(set(words), key=str.casefold)
-        if words != self.model().stringList():
-            self.model().setStringList(words)
-
-    def splitPath(self, path: str) -> list[str]:
-        # Called as the user types (not when a completion is highlighted): remember what comes before.
-        last = re.split(r"[,\s]", path)[-1]
-        self._head = path[: len(path) - len(last)]
-        return [last]
-
-    def pathFromIndex(self, index) -> str:
-        return getattr(self, "_head", "") + super().pathFromIndex(index) + ", "
-
-
-class _PlainEdit(QPlainTextEdit):
-    """A QPlainTextEdit that says when the user leaves it, as QLineEdit does."""
-
-    editingFinished = Signal()
-
-    def focusOutEvent(self, event) -> None:
-        super().focusOutEvent(event)
-        self.editingFinished.emit()
-
-
-@dataclass
-class _Field:
-    key: str                      # frontmatter key, or the studio field's name
-    studio: bool
-    get: Callable[[], Any]        # the value the widget shows (str, or list for token fields)
-    put: Callable[[Any], None]    # show a value without telling anyone
-    timer: QTimer
+COMBO_LIMIT = 2000   # more skills than this: the parent field completes names instead of listing them
 
 
 class MetadataForm(QWidget):
@@ -110,6 +41,8 @@ class MetadataForm(QWidget):
         self._studio: dict[str, Any] = {}
         self._broken = self._loading = False
         self._library: set[str] = set()
+        self._library_source: object = None
+        self._near: dict[str, list[str]] = {}   # name typed -> near-duplicate warnings
         self._library_tags_seen: list[str] | None = None
         #: The name the skill is saved under: typing it again is not a clash with the library.
         self.saved_name: str | None = None
@@ -262,11 +195,18 @@ class MetadataForm(QWidget):
 
     def refresh_library(self) -> None:
         """Ask ``library_names`` and ``library_tags`` again (done on the first set_text and when shown)."""
-        self._library = set(self._library_names())
+        library = self._library_names()
+        if library is self._library_source:  # the same list as last time: nothing to redo
+            return
+        self._library_source = library
+        self._library = set(library)
+        self._near = {}
         self._library_tags_seen = list(self._library_tags())
         names = sorted(self._library, key=str.casefold)
         for edit in (self.depends_edit, self.conflicts_edit):
             edit.completer().set_words(names)
+        if len(names) > COMBO_LIMIT:  # a big library: the parent field completes instead of listing
+            names = []
         if [self.parent_combo.itemText(i) for i in range(self.parent_combo.count())] != names:
             current = self.parent_combo.currentText()
             self.parent_combo.clear()
@@ -361,8 +301,10 @@ class MetadataForm(QWidget):
         if stripped and stripped in others:
             problems.append(f"Another skill in the library is already named '{stripped}'")
         elif stripped and not problems:
-            parsed = Parsed(data={"name": stripped})
-            problems += [d.message for d in lint_data(parsed, None, sorted(others)) if d.code == "W004"]
+            if stripped not in self._near:  # checked once per name typed, not on every refresh
+                parsed = Parsed(data={"name": stripped})
+                self._near[stripped] = [d.message for d in lint_data(parsed, None, others) if d.code == "W004"]
+            problems += self._near[stripped]
         self._show(self.name_message, "\n".join(problems), bad)
         if stripped and self.saved_name and stripped != self.saved_name and not problems:
             note = f"The folder will follow the name: {self.saved_name}/ becomes {stripped}/"

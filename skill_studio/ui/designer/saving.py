@@ -19,10 +19,15 @@ class SavingMixin:
         note, ok = QInputDialog.getText(self, "Save new version", "What changed (optional):")
         return note if ok else None
 
+    def _flush_panels(self) -> None:
+        """Edits still waiting in the form (it writes after a pause) reach the text now."""
+        self.form.flush()
+
     def save(self) -> bool:
         """Save a new version (asking for an optional note). False when nothing was saved."""
         if self.session.read_only:
             return False
+        self._flush_panels()
         if not self._dirty:
             self.statusMessage.emit("No changes to save")
             return True
@@ -56,8 +61,13 @@ class SavingMixin:
         return False
 
     def save_as_copy(self) -> bool:
+        self._flush_panels()
+        was_read_only = self.session.read_only
         name = self.session.free_copy_name()
-        return self._save_with(lambda: self.session.save_as_copy(self.text(), self.files(), name))
+        saved = self._save_with(lambda: self.session.save_as_copy(self.text(), self.files(), name))
+        if saved and was_read_only:  # the copy is editable: a fresh designer shows it so
+            self.replaceRequested.emit(self.session.name)
+        return saved
 
     def _after_save(self, name: str) -> None:
         self._draft_timer.stop()
@@ -108,7 +118,11 @@ class SavingMixin:
 
     def maybe_close(self) -> bool:
         """True when the designer may close: saved, discarded, or nothing to lose."""
+        self._flush_panels()
         if not self._dirty:
+            self._draft_timer.stop()
+            if not self.session.read_only and self.session.draft() is not None:
+                self.session.discard_draft()  # typed and undone back to the saved text: nothing to keep
             return True
         answer = self.ask_unsaved()
         if answer == "save":

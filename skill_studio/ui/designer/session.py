@@ -84,7 +84,8 @@ class EditSession:
         skill = self._skill_from(text, files, self.name)
         old_name = self.name
         saved = self.store.update(old_name, skill, self.base.version, note=note or "edited")
-        self.store.discard_draft(old_name)
+        for key in {old_name, saved.name}:  # a rename carries the draft to the new name
+            self.store.discard_draft(key)
         self.base = saved
         return saved
 

@@ -1,0 +1,247 @@
+"""The merge dialog: pick a source and a target, see what merging would do (SPEC §6), then merge."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (QComboBox, QCompleter, QDialog, QDialogButtonBox, QGridLayout, QLabel,
+                               QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+
+from skill_studio.core.merge import MergePreview, merge, merge_preview
+from skill_studio.core.model import Lifecycle
+from skill_studio.core.strict import MAX_DESCRIPTION_LENGTH
+from skill_studio.ui.designer.diff_view import DiffView
+from skill_studio.ui.theme import Tokens, current_tokens
+
+__all__ = ["MergeDialog", "added_colour", "error_colour"]
+
+#: How long typing in a name waits before the preview is recomputed.
+DEBOUNCE_MS = 200
+SOURCE_LABEL = "Merge (source \u2014 will be archived)"
+TARGET_LABEL = "into (target \u2014 keeps its name)"
+CHOOSE = "Choose the skill to merge and the skill to merge it into."
+
+
+def added_colour(t: Tokens) -> str:
+    return "#7bd88f" if t.dark else "#2e7d32"
+
+
+def error_colour(t: Tokens) -> str:
+    return "#ff8a80" if t.dark else "#c62828"
+
+
+class MergeDialog(QDialog):
+    """Merging one skill into another, previewed before anything is written.
+
+    ``do_merge(target, source)`` performs the merge and returns what changed; it defaults to
+    :func:`skill_studio.core.merge.merge` and the window replaces it to go through its undo
+    stack. After a successful merge the dialog is accepted and :attr:`change` holds the result.
+    """
+
+    def __init__(self, store, target: str | None = None, source: str | None = None,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Merge skills")
+        self.store = store
+        self.do_merge = lambda t, s: merge(store, t, s)
+        self.change = None
+        self.preview: MergePreview | None = None
+        self._error = ""
+
+        names = store.names()
+        self.source_combo = self._name_combo(names, "The skill whose steps and text are merged in; "
+                                                    "it is archived afterwards")
+        self.target_combo = self._name_combo(names, "The skill that receives the merge and keeps its name")
+        self.swap_button = QPushButton("\u21c4 Swap", self)
+        self.swap_button.setToolTip("Merge the other way round")
+        self.swap_button.clicked.connect(self.swap)
+        names_grid = QGridLayout()
+        names_grid.addWidget(QLabel(SOURCE_LABEL, self), 0, 0)
+        names_grid.addWidget(QLabel(TARGET_LABEL, self), 0, 2)
+        names_grid.addWidget(self.source_combo, 1, 0)
+        names_grid.addWidget(self.swap_button, 1, 1)
+        names_grid.addWidget(self.target_combo, 1, 2)
+        names_grid.setColumnStretch(0, 1)
+        names_grid.setColumnStretch(2, 1)
+
+        self.message_label = QLabel(self)
+        self.message_label.setWordWrap(True)
+        self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary = QTextBrowser(self)
+        self.summary.setOpenLinks(False)
+        self.diff_view = DiffView(self, mode="unified")
+        self.splitter = QSplitter(Qt.Horizontal, self)
+        self.splitter.addWidget(self.summary)
+        self.splitter.addWidget(self.diff_view)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setChildrenCollapsible(False)
+
+        self.buttons = QDialogButtonBox(self)
+        self.apply_button = self.buttons.addButton("Merge", QDialogButtonBox.AcceptRole)
+        self.apply_button.setToolTip("Merge the source into the target and archive the source")
+        self.cancel_button = self.buttons.addButton(QDialogButtonBox.Cancel)
+        self.apply_button.clicked.connect(self.apply)
+        self.cancel_button.clicked.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(names_grid)
+        layout.addWidget(self.message_label)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.buttons)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.update_preview)
+        for combo in (self.source_combo, self.target_combo):
+            combo.editTextChanged.connect(self._timer.start)
+            combo.activated.connect(self.update_preview)
+            combo.lineEdit().returnPressed.connect(self.update_preview)
+        for button in (self.apply_button, self.cancel_button, self.swap_button):
+            button.setAutoDefault(False)  # Return in a name box previews; it never merges
+        self.resize(1000, 700)
+        self.set_names(target, source)
+
+    # --- public -------------------------------------------------------------
+
+    def target(self) -> str:
+        return self.target_combo.currentText().strip()
+
+    def source(self) -> str:
+        return self.source_combo.currentText().strip()
+
+    def set_names(self, target: str | None, source: str | None) -> None:
+        """Put these names in the two boxes (None or '' leaves a box empty) and preview at once."""
+        for combo, name in ((self.target_combo, target), (self.source_combo, source)):
+            combo.setEditText(name or "")
+        self.update_preview()
+
+    def swap(self) -> None:
+        """Merge the other way round: the target becomes the source."""
+        self.set_names(self.source(), self.target())
+
+    def error(self) -> str:
+        """Why the current pair cannot be merged (or why the last merge failed), or ''."""
+        return self._error
+
+    def update_preview(self) -> None:
+        """Recompute the preview for the names in the boxes (writes nothing)."""
+        self._timer.stop()
+        self.preview = None
+        target, source = self.target(), self.source()
+        if not target or not source:
+            self._show_problem(CHOOSE, error=False)
+            return
+        unknown = [n for n in (source, target) if n not in self.store]
+        if unknown:
+            self._show_problem(" ".join(f'There is no skill named "{n}".' for n in dict.fromkeys(unknown)))
+            return
+        try:
+            preview = merge_preview(self.store, target, source)
+        except Exception as e:  # refused (self-merge, builtin) or unreadable: say why, never crash
+            self._show_problem(str(e) or type(e).__name__)
+            return
+        self.preview = preview
+        self._set_message("", error=False)
+        self.summary.setHtml(summary_html(preview, current_tokens()))
+        self.diff_view.set_texts(preview.target.skill_md, preview.merged.skill_md,
+                                 f"{target}/SKILL.md (now)", f"{target}/SKILL.md (merged)")
+        self.apply_button.setEnabled(True)
+
+    def apply(self) -> None:
+        """Merge through ``do_merge``; accept on success, else show why and stay open."""
+        if self._timer.isActive() or self.preview is None or \
+                (self.preview.target.name, self.preview.source.name) != (self.target(), self.source()):
+            self.update_preview()
+        if self.preview is None:
+            return
+        try:
+            change = self.do_merge(self.target(), self.source())
+        except Exception as e:
+            self._set_message(f"The merge failed: {e or type(e).__name__}", error=True)
+            return
+        self.change = change
+        self.accept()
+
+    # --- internals ----------------------------------------------------------
+
+    def _name_combo(self, names: list[str], tip: str) -> QComboBox:
+        combo = QComboBox(self)
+        combo.setEditable(True)
+        combo.setInsertPolicy(QComboBox.NoInsert)
+        combo.addItems(names)
+        combo.setToolTip(tip)
+        combo.setMinimumContentsLength(24)
+        completer = QCompleter(names, combo)
+        completer.setCaseSensitivity(Qt.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchContains)
+        completer.setCompletionMode(QCompleter.PopupCompletion)
+        combo.setCompleter(completer)
+        return combo
+
+    def _show_problem(self, text: str, *, error: bool = True) -> None:
+        self._set_message(text, error=error)
+        self.summary.clear()
+        self.diff_view.clear("Nothing to preview")
+        self.apply_button.setEnabled(False)
+
+    def _set_message(self, text: str, *, error: bool) -> None:
+        self._error = text if error else ""
+        t = current_tokens()
+        self.message_label.setStyleSheet(f"color: {error_colour(t) if error else t.text_muted};")
+        self.message_label.setText(text)
+        self.message_label.setVisible(bool(text))
+
+
+def _marked(items: list[str], before: list[str], colour: str) -> str:
+    """Items as an inline list, those not in ``before`` marked with '+' in ``colour``."""
+    if not items:
+        return "<i>none</i>"
+    return ", ".join(escape(x) if x in before else f'<span style="color:{colour}">+&nbsp;{escape(x)}</span>'
+                     for x in items)
+
+
+def summary_html(p: MergePreview, t: Tokens) -> str:
+    """What the merge does, as HTML for the summary pane."""
+    green, muted = added_colour(t), t.text_muted
+    target, source, merged = p.target, p.source, p.merged
+    out = [f"<h3>Merging <b>{escape(source.name)}</b> into <b>{escape(target.name)}</b></h3>"]
+    out.append(f"<h4>Steps ({len(merged.steps)}, {len(p.added_steps)} added)</h4><table cellspacing='0'>")
+    for index, step in enumerate(merged.steps):
+        action = step["action"]
+        is_new = index >= len(target.steps)
+        style = f" style='color:{green}'" if is_new else ""
+        out.append(f"<tr{style}><td width='16'>{'+' if is_new else ''}</td>"
+                   f"<td align='right'>{step['n']}.&nbsp;</td><td>{escape(action)}</td></tr>")
+    if not merged.steps:
+        out.append("<tr><td><i>no steps</i></td></tr>")
+    out.append("</table>")
+
+    note = ""
+    if p.description_cut:
+        note = f" <span style='color:{muted}'>(cut to {MAX_DESCRIPTION_LENGTH:,} characters)</span>"
+    elif merged.description == target.description:
+        note = f" <span style='color:{muted}'>(unchanged)</span>"
+    out.append(f"<h4>Description{note}</h4><p>{escape(merged.description)}</p>")
+    out.append(f"<p><b>Tags:</b> {_marked(merged.tags, target.tags, green)}</p>")
+    dropped = [d for d in target.depends_on if d not in merged.depends_on]
+    depends = _marked(merged.depends_on, target.depends_on, green)
+    if dropped:
+        depends += "".join(f", <s>{escape(d)}</s>" for d in dropped)
+    out.append(f"<p><b>Depends on:</b> {depends}</p>")
+    new_files = sorted({f.path for f in merged.files} - {f.path for f in target.files})
+    if new_files:
+        out.append(f"<p><b>Files added:</b> {escape(', '.join(new_files))}</p>")
+    out.append(f"<p><b>Dependents rewritten:</b> {escape(', '.join(p.dependents)) or 'none'}</p>")
+    out.append(f"<p><b>Uses:</b> {target.use_count} + {source.use_count} = {merged.use_count} "
+               f"<span style='color:{muted}'>(successes {merged.success_count}, "
+               f"failures {merged.failure_count})</span></p>")
+    reason = escape(f'Merged into "{target.name}"')
+    if source.lifecycle == Lifecycle.ARCHIVED:
+        out.append(f"<p>The source is already archived; its reason becomes: {reason}</p>")
+    else:
+        out.append(f"<p>The source will be archived with the reason: {reason}</p>")
+    out.append(f"<p style='color:{muted}'>{escape(target.name)} is saved as version {target.version + 1}.</p>")
+    return "".join(out)

@@ -1,0 +1,285 @@
+"""The review queue's detail pane: the selected skill's facts, its validation under the strict
+and lenient profiles, its nearest existing skills and a diff against the one picked."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QTextDocumentFragment
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
+                               QStyle, QStyledItemDelegate, QVBoxLayout, QWidget)
+
+from skill_studio.core import review
+from skill_studio.core.diagnostics import Diagnostic, errors
+from skill_studio.core.model import Lifecycle, Skill, TrustTier
+from skill_studio.core.store import NotFound
+from skill_studio.core.validate import validate_text
+from skill_studio.ui.designer.diff_view import DiffView
+from skill_studio.ui.review.queue_list import row_fonts, waiting_text
+from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
+
+__all__ = ["NEIGHBOUR_ROLE", "NeighbourDelegate", "QueueDetail", "REASON_REQUIRED", "clipped", "error_colour",
+           "validation_html"]
+
+NEIGHBOUR_ROLE = Qt.UserRole + 20   # a nearest-skill item's Neighbour
+REASON_REQUIRED = "A reason is required"
+MAX_ERRORS_SHOWN = 3
+#: Characters of the description shown: an overlong one must not push the diff off the pane.
+DESCRIPTION_SHOWN = 360
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` cut at a word boundary to at most ``limit`` characters, with '…' when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,.;:") + "…"
+
+
+def error_colour(t: Tokens) -> str:
+    return "#ff8a80" if t.dark else "#c62828"
+
+
+def validation_html(diags: list[Diagnostic], profile: str, t: Tokens) -> str:
+    """'✓ Passes the <profile> profile', or the count of errors and the first ones with their lines."""
+    errs = errors(diags)
+    if not errs:
+        return f'<span style="color:{t.bar_utility}">✓ Passes the {profile} profile</span>'
+    noun = "error" if len(errs) == 1 else "errors"
+    lines = [f'<span style="color:{error_colour(t)}">✗ Fails the {profile} profile ({len(errs)} {noun})</span>']
+    for d in errs[:MAX_ERRORS_SHOWN]:
+        where = f"line {d.line}: " if d.line else ""
+        lines.append(f"&nbsp;&nbsp;&nbsp;{where}{escape(d.message)}")
+    if len(errs) > MAX_ERRORS_SHOWN:
+        lines.append(f"&nbsp;&nbsp;&nbsp;… and {len(errs) - MAX_ERRORS_SHOWN} more")
+    return "<br>".join(lines)
+
+
+class NeighbourDelegate(QStyledItemDelegate):
+    """A nearest existing skill: name, its lifecycle in small type, and a bar for its score."""
+
+    BAR_WIDTH = 90
+
+    def sizeHint(self, option, index) -> QSize:
+        return QSize(200, QFontMetrics(option.font).height() + 10)
+
+    def paint(self, painter: QPainter, option, index) -> None:
+        n: review.Neighbour | None = index.data(NEIGHBOUR_ROLE)
+        if n is None:
+            return
+        t = current_tokens()
+        base, bold, small = row_fonts(option.font)
+        r = option.rect
+        painter.save()
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        selected = bool(option.state & QStyle.State_Selected)
+        hovered = bool(option.state & QStyle.State_MouseOver)
+        painter.fillRect(r, QColor(t.selection if selected else t.surface_alt if hovered else t.surface))
+        bar = QRect(r.right() - self.BAR_WIDTH - 8, r.center().y() - 3, self.BAR_WIDTH, 6)
+        score_w = QFontMetrics(small).horizontalAdvance("100%") + 6
+        state_w = QFontMetrics(small).horizontalAdvance(n.lifecycle.label) + 12
+        name_rect = QRect(r.left() + 8, r.top(), bar.left() - score_w - state_w - r.left() - 16, r.height())
+        painter.setFont(bold if selected else base)
+        painter.setPen(QColor(t.text))
+        painter.drawText(name_rect, Qt.AlignLeft | Qt.AlignVCenter,
+                         QFontMetrics(painter.font()).elidedText(n.name, Qt.ElideRight, name_rect.width()))
+        state_colour = QColor(LIFECYCLE_COLORS[n.lifecycle])
+        painter.setFont(small)
+        painter.setPen(state_colour.lighter(160) if t.dark else state_colour)
+        painter.drawText(QRect(name_rect.right() + 8, r.top(), state_w, r.height()),
+                         Qt.AlignLeft | Qt.AlignVCenter, n.lifecycle.label)
+        painter.setPen(QColor(t.text_muted))
+        painter.drawText(QRect(bar.left() - score_w - 4, r.top(), score_w, r.height()),
+                         Qt.AlignRight | Qt.AlignVCenter, f"{round(n.score * 100)}%")
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(QColor(t.bar_back))
+        painter.drawRoundedRect(QRectF(bar), 3, 3)
+        frac = min(1.0, max(0.0, float(n.score)))
+        if frac > 0:
+            painter.setBrush(QColor(t.accent))
+            painter.drawRoundedRect(QRectF(bar.left(), bar.top(), max(6.0, bar.width() * frac), bar.height()), 3, 3)
+        painter.restore()
+
+
+class QueueDetail(QWidget):
+    """The selected skill. Holds the action buttons and the reason editor; the queue view wires them."""
+
+    def __init__(self, store, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.store = store
+        self.name: str | None = None
+        self.skill: Skill | None = None
+        self.neighbours: list[review.Neighbour] = []
+        self.picked = ""                 # the nearest skill the diff compares with
+        self._diags: tuple[list[Diagnostic], list[Diagnostic]] = ([], [])
+        self._texts: dict[str, str] = {}  # SKILL.md of neighbours already fetched
+
+        col = QVBoxLayout(self)
+        col.setContentsMargins(12, 8, 10, 6)
+        col.setSpacing(4)
+        self.name_label = QLabel(self)
+        self.name_label.setProperty("role", "heading")
+        self.name_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.approve_button = QPushButton("Approve", self)
+        self.reject_button = QPushButton("Reject…", self)
+        self.merge_button = QPushButton("Merge into…", self)
+        self.open_button = QPushButton("Open in designer", self)
+        head = QHBoxLayout()
+        head.addWidget(self.name_label, 1)
+        for button, tip in ((self.approve_button, "Approve: mark the skill verified (A)"),
+                            (self.reject_button, "Reject: archive the skill, with a reason (R)"),
+                            (self.merge_button, "Merge this skill into another, the picked nearest skill "
+                                                "suggested (M)"),
+                            (self.open_button, "Open the skill in the designer (Enter or O)")):
+            button.setToolTip(tip)
+            button.setFocusPolicy(Qt.TabFocus)   # a click leaves the keyboard in the queue
+            head.addWidget(button)
+        col.addLayout(head)
+
+        self.reject_row = QWidget(self)
+        row = QHBoxLayout(self.reject_row)
+        row.setContentsMargins(0, 0, 0, 4)
+        self.reason_edit = QLineEdit(self.reject_row)
+        self.reason_edit.setPlaceholderText("Why is it rejected? Enter rejects, Escape cancels")
+        self.confirm_reject_button = QPushButton("Reject", self.reject_row)
+        self.cancel_reject_button = QPushButton("Cancel", self.reject_row)
+        self.reason_error = QLabel(REASON_REQUIRED, self.reject_row)
+        for w in (QLabel("Reason:", self.reject_row), self.reason_edit, self.reason_error,
+                  self.confirm_reject_button, self.cancel_reject_button):
+            row.addWidget(w, 1 if w is self.reason_edit else 0)
+        self.reason_error.hide()
+        self.reject_row.hide()
+        col.addWidget(self.reject_row)
+
+        self.labels: dict[str, QLabel] = {}
+        self.section_labels = [QLabel("VALIDATION", self), QLabel("NEAREST EXISTING SKILLS  (1–3)", self)]
+        for key in ("description", "meta", "reason", 0, "strict", "lenient", 1):
+            if isinstance(key, int):   # a section heading
+                col.addSpacing(4)
+                col.addWidget(self.section_labels[key])
+                continue
+            label = QLabel(self)
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            label.setTextFormat(Qt.RichText if key in ("meta", "strict", "lenient") else Qt.PlainText)
+            self.labels[key] = label
+            col.addWidget(label)
+        self.labels["reason"].setProperty("role", "muted")
+
+        self.nearest_list = QListWidget(self)
+        self.nearest_list.setItemDelegate(NeighbourDelegate(self.nearest_list))
+        self.nearest_list.setFocusPolicy(Qt.NoFocus)   # the keyboard stays in the queue: 1-3 pick
+        self.nearest_list.setMouseTracking(True)
+        self.nearest_list.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.nearest_list.currentRowChanged.connect(self.pick_neighbour)
+        self.nearest_empty = QLabel("No similar skill in the library.", self)
+        self.nearest_empty.setProperty("role", "muted")
+        self.diff = DiffView(self, mode="side")
+        col.addWidget(self.nearest_list)
+        col.addWidget(self.nearest_empty)
+        col.addWidget(self.diff, 1)
+        self.apply_colours()
+        self.show_skill(None)
+
+    def buttons(self) -> tuple[QPushButton, ...]:
+        return self.approve_button, self.reject_button, self.merge_button, self.open_button
+
+    def forget_texts(self) -> None:
+        """Drop the cached SKILL.md texts of neighbours (after the store changed)."""
+        self._texts.clear()
+
+    def show_skill(self, name: str | None) -> None:
+        """Load ``name``'s full record, validation and nearest skills (None: show nothing)."""
+        self.name, self.skill, self._diags, self.neighbours, self.picked = name, None, ([], []), [], ""
+        if name is not None:
+            try:
+                self.skill = self.store.get(name, with_files=False)
+            except NotFound:
+                pass
+        if self.skill is not None:
+            s = self.skill
+            folder = s.folder_name or s.name
+            self._diags = (validate_text(s.skill_md, folder, "strict", lints=False),
+                           validate_text(s.skill_md, folder, "lenient", lints=False))
+            self.neighbours = review.nearest(self.store, s.name)
+        self.nearest_list.blockSignals(True)
+        self.nearest_list.clear()
+        for n in self.neighbours:
+            item = QListWidgetItem(n.name, self.nearest_list)
+            item.setData(NEIGHBOUR_ROLE, n)
+            item.setToolTip(f"{n.name} ({n.lifecycle.label}): match {n.score:.0%} of the best\n\n{n.description}")
+        self.nearest_list.blockSignals(False)
+        rows = len(self.neighbours)
+        self.nearest_list.setVisible(rows > 0)
+        self.nearest_empty.setVisible(self.skill is not None and rows == 0)
+        if rows:
+            self.nearest_list.setFixedHeight(self.nearest_list.sizeHintForRow(0) * rows
+                                             + 2 * self.nearest_list.frameWidth())
+            self.pick_neighbour(0)
+        elif self.skill is not None:
+            self.diff.clear("No similar skill to compare with")
+        else:
+            self.diff.clear("Nothing selected" if name is None else f'"{name}" is no longer in the store')
+        for button in self.buttons():
+            button.setEnabled(self.skill is not None)
+        self.render()
+
+    def pick_neighbour(self, row: int) -> None:
+        """Compare the skill with its ``row``-th nearest skill (left: that skill, right: this one)."""
+        if not 0 <= row < len(self.neighbours) or self.skill is None:
+            return
+        if self.nearest_list.currentRow() != row:
+            self.nearest_list.setCurrentRow(row)   # comes back here through currentRowChanged
+            return
+        n = self.neighbours[row]
+        self.picked = n.name
+        if n.name not in self._texts:
+            try:
+                self._texts[n.name] = self.store.get(n.name, with_files=False).skill_md
+            except NotFound:
+                self._texts[n.name] = ""
+        self.diff.set_texts(self._texts[n.name], self.skill.skill_md, n.name, self.skill.name)
+
+    def text(self, key: str) -> str:
+        """What the pane says for ``key`` ('name', 'description', 'meta', 'reason', 'strict', 'lenient')."""
+        label = self.name_label if key == "name" else self.labels[key]
+        if label.textFormat() == Qt.RichText:
+            return QTextDocumentFragment.fromHtml(label.text()).toPlainText().replace("\xa0", " ")
+        return label.text()
+
+    def render(self) -> None:
+        """Fill the labels from the loaded record, in the current theme's colours."""
+        t, s = current_tokens(), self.skill
+        if s is None:
+            self.name_label.setText(self.name or "")
+            for label in self.labels.values():
+                label.setText("")
+            return
+        lifecycle, tier = Lifecycle(s.lifecycle), TrustTier(int(s.trust_tier))
+        meta = [f'<span style="background-color:{LIFECYCLE_COLORS[lifecycle]}; color:#ffffff;">'
+                f"&nbsp;{lifecycle.label}&nbsp;</span>",
+                escape(getattr(s.origin, "value", str(s.origin))),
+                f'<span style="color:{t.star}">{tier.stars}</span> {tier.label}', f"version {s.version}"]
+        waiting = waiting_text(s.created_at)
+        if waiting:
+            meta.append(waiting)
+        self.name_label.setText(s.name)
+        description = " ".join((s.description or "").split())
+        self.labels["description"].setText(clipped(description, DESCRIPTION_SHOWN) or "(no description)")
+        self.labels["description"].setToolTip(description if len(description) > DESCRIPTION_SHOWN else "")
+        self.labels["meta"].setText(" &nbsp;·&nbsp; ".join(meta))
+        self.labels["reason"].setText(s.lifecycle_reason or "")
+        self.labels["reason"].setVisible(bool(s.lifecycle_reason))
+        self.labels["strict"].setText(validation_html(self._diags[0], "strict", t))
+        self.labels["lenient"].setText(validation_html(self._diags[1], "lenient", t))
+
+    def apply_colours(self) -> None:
+        """Recolour what stylesheets colour here (after a theme change), then the labels."""
+        t = current_tokens()
+        for label in self.section_labels:
+            label.setStyleSheet(f"color: {t.text_muted}; font-size: 10px; font-weight: 700; letter-spacing: 1px;")
+        self.reason_error.setStyleSheet(f"color: {error_colour(t)};")
+        self.nearest_list.setStyleSheet(f"QListWidget {{ background: {t.surface}; border: 1px solid {t.border}; }}")
+        self.nearest_list.viewport().update()
+        self.render()

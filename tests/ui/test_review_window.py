@@ -1,0 +1,128 @@
+"""The review workflow in the window: the queue tab, lifecycle actions from the menus, the detail
+panel and the cards, refusals that name the allowed moves, trust stars, undo, the audit log."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+from skill_studio.core.model import Lifecycle, TrustTier
+from skill_studio.ui.main_window import MainWindow
+from skill_studio.ui.settings import StudioSettings
+
+
+@pytest.fixture
+def window(qtbot, seeded_store, tmp_path):
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    settings.reviewer = "ana"
+    w = MainWindow(seeded_store, settings)
+    qtbot.addWidget(w)
+    w.resize(1300, 820)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=3000)
+    told = []
+    w.review.actions.tell = lambda title, text: told.append(text)
+    w.review.actions.ask_reason = lambda parent, title, prompt: "checked by hand"
+    w.told = told
+    return w
+
+
+def test_the_queue_tab_approves_by_keyboard_and_ctrl_z_undoes(window, qtbot, seeded_store):
+    ws = window.workspace
+    index = ws.indexOf(window.review.queue)
+    assert index == 1 and ws.tabText(index) == "Review (2)"
+    window.actions["show_queue"].trigger()
+    queue = window.review.queue
+    first = queue.current_name()
+    queue.list.setFocus()
+    qtbot.keyClick(queue.list, Qt.Key_A)
+    assert seeded_store.get(first).lifecycle == Lifecycle.VERIFIED
+    assert ws.tabText(index) == "Review (1)" and queue.current_name() != first
+    entry = next(e for e in seeded_store.audit_log(first) if e.action == "promote")
+    assert (entry.actor, entry.reason) == ("ana", "approved in the review queue")
+    qtbot.keyClick(queue.list, Qt.Key_Z, Qt.ControlModifier)
+    assert seeded_store.get(first).lifecycle != Lifecycle.VERIFIED and ws.tabText(index) == "Review (2)"
+
+
+def test_reject_needs_a_reason_and_archives(window, qtbot, seeded_store):
+    window.actions["show_queue"].trigger()
+    queue = window.review.queue
+    name = queue.current_name()
+    queue.list.setFocus()
+    qtbot.keyClick(queue.list, Qt.Key_R)
+    qtbot.keyClicks(queue.detail if False else QApplication.focusWidget(), "duplicate of pdf-tools")
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Return)
+    skill = seeded_store.get(name)
+    assert skill.lifecycle == Lifecycle.ARCHIVED and skill.lifecycle_reason == "duplicate of pdf-tools"
+
+
+def test_lifecycle_menu_moves_the_selection_and_refusals_name_the_allowed_moves(window, seeded_store):
+    window.browser.select_names(["release-notes", "security-review"])
+    menu = window.context_menu()
+    titles = [a.text().replace("&", "") for a in menu.actions()]
+    assert "Lifecycle" in titles and "Merge…" in titles
+    window.actions["move_deprecate"].trigger()
+    assert {seeded_store.get(n).lifecycle for n in ("release-notes", "security-review")} == {Lifecycle.DEPRECATED}
+    window.browser.select_names([])
+    window.review.actions.move(["release-notes"], "promote")  # deprecated cannot be promoted
+    assert "allowed from deprecated: archive (→ archived), restore (→ candidate)" in window.told[-1]
+    window.actions["undo"].trigger()  # the two deprecations were one step
+    assert {seeded_store.get(n).lifecycle for n in ("release-notes", "security-review")} == \
+           {Lifecycle.RELEASED, Lifecycle.VERIFIED}
+
+
+def test_the_detail_panel_offers_allowed_moves_pins_and_clickable_stars(window, seeded_store):
+    window.browser.select_name("security-review")
+    bar = window.details.review_bar
+    assert bar.isVisible() and bar.moves() == ["promote", "degrade", "deprecate", "archive"]
+    bar.menu.actions()[0].trigger()
+    assert seeded_store.get("security-review").lifecycle == Lifecycle.RELEASED
+    bar.pin_button.click()
+    assert seeded_store.get("security-review").pinned
+    window.details.labels["trust"].linkActivated.emit("trust:1")
+    assert seeded_store.get("security-review").trust_tier == TrustTier.UNTRUSTED
+    window.browser.select_name("changelog-writer")  # builtin: no review buttons, no star links
+    assert not window.details.review_bar.isVisible()
+    assert "href" not in window.details.labels["trust"].text()
+
+
+def test_clicking_a_star_on_a_card_sets_the_trust(window, qtbot, seeded_store):
+    view = window.browser.card_view
+    row = window.model.row_of("release-notes")
+    index = window.model.index(row, 0)
+    rect = view.visualRect(index)
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    option = QStyleOptionViewItem()
+    option.rect = rect
+    option.font = view.font()
+    geo = window.browser.delegate._layout(option, window.model.skill_at(row))
+    star_width = geo.stars.width() // 4
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=geo.stars.topLeft() + type(geo.stars.topLeft())(
+        star_width // 2, geo.stars.height() // 2))
+    assert seeded_store.get("release-notes").trust_tier == TrustTier.UNTRUSTED
+
+
+def test_the_audit_log_tab_shows_the_changes(window, seeded_store):
+    window.review.actions.move(["release-notes"], "degrade", "too many failures")
+    window.actions["show_audit"].trigger()
+    audit = window.review.audit
+    assert window.workspace.currentWidget() is audit
+    rows = [audit.model.index(r, 2).data() for r in range(audit.model.rowCount())]
+    assert "release-notes" in rows
+
+
+def test_screenshots(window, qtbot):
+    from conftest import SCREENSHOTS
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    window.actions["show_queue"].trigger()
+    qtbot.wait(200)
+    assert window.grab().save(str(SCREENSHOTS / "window-review-queue.png"))
+    window.review.actions.move(["release-notes"], "degrade", "too many failures")
+    window.actions["show_audit"].trigger()
+    qtbot.wait(200)
+    assert window.grab().save(str(SCREENSHOTS / "window-audit-log.png"))
