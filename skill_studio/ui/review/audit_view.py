@@ -13,6 +13,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QComplet
 from skill_studio.core.store import AuditEntry
 from skill_studio.ui.designer.history_panel import exact_time
 from skill_studio.ui.models import relative_time
+from skill_studio.ui.review.merge_dialog import error_colour
+from skill_studio.ui.theme import current_tokens
 
 __all__ = ["AuditLogView", "AuditTableModel", "COLUMNS", "write_csv"]
 
@@ -342,7 +344,7 @@ class AuditLogView(QWidget):
             self.skillActivated.emit(self.model.entry(index.row()).skill)
 
     def _report(self, text: str, *, error: bool) -> None:
-        self.status_label.setStyleSheet("color: #c62828;" if error else "")
+        self.status_label.setStyleSheet(f"color: {error_colour(current_tokens())};" if error else "")
         self.status_label.setText(text)
         self.statusMessage.emit(text)
 

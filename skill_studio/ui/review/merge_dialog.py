@@ -77,6 +77,7 @@ class MergeDialog(QDialog):
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([380, 600])  # the summary reads best at about a third of the width
 
         self.buttons = QDialogButtonBox(self)
         self.apply_button = self.buttons.addButton("Merge", QDialogButtonBox.AcceptRole)
@@ -199,49 +200,51 @@ def _marked(items: list[str], before: list[str], colour: str) -> str:
     """Items as an inline list, those not in ``before`` marked with '+' in ``colour``."""
     if not items:
         return "<i>none</i>"
-    return ", ".join(escape(x) if x in before else f'<span style="color:{colour}">+&nbsp;{escape(x)}</span>'
-                     for x in items)
+    mark = f'<span style="color:{colour}">+&nbsp;'
+    return ", ".join(escape(x) if x in before else f"{mark}{escape(x)}</span>" for x in items)
 
 
 def summary_html(p: MergePreview, t: Tokens) -> str:
-    """What the merge does, as HTML for the summary pane."""
+    """What the merge does, as HTML for the summary pane: what happens to the two skills and
+    their neighbours first, then the merged steps and description."""
     green, muted = added_colour(t), t.text_muted
     target, source, merged = p.target, p.source, p.merged
     out = [f"<h3>Merging <b>{escape(source.name)}</b> into <b>{escape(target.name)}</b></h3>"]
+    reason = escape(f'Merged into "{target.name}"')
+    if source.lifecycle == Lifecycle.ARCHIVED:
+        out.append(f"<p>The source is already archived; its reason becomes: {reason}<br>")
+    else:
+        out.append(f"<p>The source will be archived with the reason: {reason}<br>")
+    out.append(f"<span style='color:{muted}'>{escape(target.name)} is saved as version "
+               f"{target.version + 1}.</span></p>")
+    out.append(f"<p><b>Dependents rewritten:</b> {escape(', '.join(p.dependents)) or 'none'}<br>")
+    out.append(f"<b>Uses:</b> {target.use_count} + {source.use_count} = {merged.use_count} "
+               f"<span style='color:{muted}'>(successes {merged.success_count}, "
+               f"failures {merged.failure_count})</span><br>")
+    out.append(f"<b>Tags:</b> {_marked(merged.tags, target.tags, green)}<br>")
+    dropped = [d for d in target.depends_on if d not in merged.depends_on]
+    parts = [_marked(merged.depends_on, target.depends_on, green)] if merged.depends_on or not dropped else []
+    parts += [f"<s>\u2212&nbsp;{escape(d)}</s>" for d in dropped]  # it no longer needs the other one
+    depends = ", ".join(parts)
+    out.append(f"<b>Depends on:</b> {depends}")
+    new_files = sorted({f.path for f in merged.files} - {f.path for f in target.files})
+    if new_files:
+        out.append(f"<br><b>Files added:</b> {escape(', '.join(new_files))}")
+    out.append("</p>")
+
     out.append(f"<h4>Steps ({len(merged.steps)}, {len(p.added_steps)} added)</h4><table cellspacing='0'>")
     for index, step in enumerate(merged.steps):
-        action = step["action"]
-        is_new = index >= len(target.steps)
+        is_new = index >= len(target.steps)  # the source's new steps follow the target's own
         style = f" style='color:{green}'" if is_new else ""
         out.append(f"<tr{style}><td width='16'>{'+' if is_new else ''}</td>"
-                   f"<td align='right'>{step['n']}.&nbsp;</td><td>{escape(action)}</td></tr>")
+                   f"<td align='right'>{step['n']}.&nbsp;</td><td>{escape(step['action'])}</td></tr>")
     if not merged.steps:
         out.append("<tr><td><i>no steps</i></td></tr>")
     out.append("</table>")
-
     note = ""
     if p.description_cut:
         note = f" <span style='color:{muted}'>(cut to {MAX_DESCRIPTION_LENGTH:,} characters)</span>"
     elif merged.description == target.description:
         note = f" <span style='color:{muted}'>(unchanged)</span>"
     out.append(f"<h4>Description{note}</h4><p>{escape(merged.description)}</p>")
-    out.append(f"<p><b>Tags:</b> {_marked(merged.tags, target.tags, green)}</p>")
-    dropped = [d for d in target.depends_on if d not in merged.depends_on]
-    depends = _marked(merged.depends_on, target.depends_on, green)
-    if dropped:
-        depends += "".join(f", <s>{escape(d)}</s>" for d in dropped)
-    out.append(f"<p><b>Depends on:</b> {depends}</p>")
-    new_files = sorted({f.path for f in merged.files} - {f.path for f in target.files})
-    if new_files:
-        out.append(f"<p><b>Files added:</b> {escape(', '.join(new_files))}</p>")
-    out.append(f"<p><b>Dependents rewritten:</b> {escape(', '.join(p.dependents)) or 'none'}</p>")
-    out.append(f"<p><b>Uses:</b> {target.use_count} + {source.use_count} = {merged.use_count} "
-               f"<span style='color:{muted}'>(successes {merged.success_count}, "
-               f"failures {merged.failure_count})</span></p>")
-    reason = escape(f'Merged into "{target.name}"')
-    if source.lifecycle == Lifecycle.ARCHIVED:
-        out.append(f"<p>The source is already archived; its reason becomes: {reason}</p>")
-    else:
-        out.append(f"<p>The source will be archived with the reason: {reason}</p>")
-    out.append(f"<p style='color:{muted}'>{escape(target.name)} is saved as version {target.version + 1}.</p>")
     return "".join(out)
