@@ -26,10 +26,14 @@ class Neighbour:
     description: str
 
 
-def queue(store: Store) -> list[Skill]:
-    """Candidates and degraded skills, the longest waiting first (card fields only)."""
-    skills = [s for state in QUEUE_STATES for s in store.list(Filters(lifecycle=state.value))]
-    return sorted(skills, key=lambda s: (s.created_at or "", s.name))
+QUEUE_LIMIT = 1000   # a queue longer than this is shown from its longest-waiting end
+
+
+def queue(store: Store, limit: int = QUEUE_LIMIT) -> list[Skill]:
+    """Candidates and degraded skills, the longest waiting first (card fields only), at most ``limit``."""
+    skills = [s for state in QUEUE_STATES
+              for s in store.list(Filters(lifecycle=state.value), sort="created", limit=limit)]
+    return sorted(skills, key=lambda s: (s.created_at or "", s.name))[:limit]
 
 
 def queue_count(store: Store) -> int:

@@ -108,13 +108,20 @@ class ReviewQueueView(QWidget):
                 button.clicked.connect(slot)
         self.setFocusProxy(self.list)
         self._apply_colours()
+        self._stale = True
         self.refresh()
 
     # --- public ------------------------------------------------------------------
 
     def refresh(self) -> None:
         """Reload the queue from the store; keep the selected skill if it is still queued, else
-        select the one now at the same position; emit countChanged."""
+        select the one now at the same position; emit countChanged. While the view is hidden
+        only the count is read (a cheap query); the rows load when it is shown."""
+        if not self.isVisible():
+            self._stale = True
+            self.countChanged.emit(review.queue_count(self.store))
+            return
+        self._stale = False
         previous, row = self.current_name(), self.list.currentIndex().row()
         skills = review.queue(self.store)
         self.model.set_skills(skills)
@@ -127,13 +134,20 @@ class ReviewQueueView(QWidget):
             self._show(None)
         self.stack.setCurrentWidget(self.splitter if skills else self.empty_label)
         self.hint_label.setVisible(bool(skills))
-        self.count_label.setText(f"To review · {len(skills)}")
+        total = review.queue_count(self.store) if len(skills) >= review.QUEUE_LIMIT else len(skills)
+        self.count_label.setText(f"To review · {total}" + (f" (the {len(skills):,} longest waiting shown)"
+                                                           if total > len(skills) else ""))
         for action in self.actions_by_id.values():
             action.setEnabled(bool(skills))
-        self.countChanged.emit(len(skills))
+        self.countChanged.emit(total)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
 
     def count(self) -> int:
-        return self.model.rowCount()
+        return review.queue_count(self.store) if self._stale else self.model.rowCount()
 
     def current_name(self) -> str | None:
         skill = self.model.skill(self.list.currentIndex().row())
