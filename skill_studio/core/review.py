@@ -4,6 +4,7 @@ vectors are available)."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -51,11 +52,23 @@ def _terms(skill: Skill, limit: int = 16) -> list[str]:
     return out[:limit]
 
 
+def _rarest(store: Store, terms: list[str], keep: int = 6) -> list[str]:
+    """The ``keep`` terms found in the fewest other skills: they say most about a skill, and ranking
+    by words that every skill has would read the whole index (seconds at 100,000 skills)."""
+    if len(terms) <= keep:
+        return terms
+    store._conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.skills_vocab USING fts5vocab(main, skills_fts, row)")
+    docs = dict(store._query("SELECT term, doc FROM temp.skills_vocab WHERE term IN (SELECT value FROM json_each(?))",
+                             (json.dumps(terms),)))
+    shared = [t for t in terms if docs.get(t, 0) > 1]  # a word only this skill has finds no neighbour
+    return sorted(shared, key=lambda t: docs[t])[:keep] or terms[:keep]
+
+
 def nearest(store: Store, name: str, k: int = 3) -> list[Neighbour]:
     """The ``k`` existing skills (not archived) closest to ``name`` by the full-text ranking of its
     name, description and tags; best first."""
     skill = store.get(name, with_files=False)
-    terms = _terms(skill)
+    terms = _rarest(store, _terms(skill))
     if not terms:
         return []
     query = " OR ".join(f'"{t}"' for t in terms)
