@@ -234,8 +234,48 @@ CREATE INDEX IF NOT EXISTS cards_stats
     ON skill_cards (lifecycle, origin, success_rate, utility_score, freshness);
 """
 
+#: Version 3: what health checks keep: each skill's vector (recomputed when its content changes),
+#: every run with each skill's scores (for trends), and pairs a reviewer said are not duplicates.
+_V3 = """
+CREATE TABLE IF NOT EXISTS skill_vectors (
+    skill        TEXT PRIMARY KEY REFERENCES procedural_memory (name) ON DELETE CASCADE ON UPDATE CASCADE,
+    content_hash TEXT NOT NULL,     -- the skill's content hash when the vector was computed
+    model        TEXT NOT NULL,     -- which embedder made it (vectors of other models are recomputed)
+    dim          INTEGER NOT NULL,
+    vector       BLOB NOT NULL      -- float32, little-endian, L2-normalised
+);
+
+CREATE TABLE IF NOT EXISTS health_runs (
+    id       INTEGER PRIMARY KEY,
+    at       TEXT NOT NULL,
+    actor    TEXT NOT NULL,
+    settings TEXT NOT NULL,         -- JSON: the thresholds and weights used
+    summary  TEXT NOT NULL          -- JSON: counts by band and of planned actions
+);
+
+CREATE TABLE IF NOT EXISTS health_scores (
+    run          INTEGER NOT NULL REFERENCES health_runs (id) ON DELETE CASCADE,
+    skill        TEXT NOT NULL,
+    utility      REAL NOT NULL,
+    redundancy   REAL NOT NULL,
+    freshness    REAL NOT NULL,
+    failure_risk REAL NOT NULL,
+    health       REAL NOT NULL,
+    PRIMARY KEY (run, skill)
+);
+CREATE INDEX IF NOT EXISTS health_scores_skill ON health_scores (skill, run);
+
+CREATE TABLE IF NOT EXISTS dismissed_pairs (
+    a     TEXT NOT NULL,            -- the two names in sorted order
+    b     TEXT NOT NULL,
+    at    TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    PRIMARY KEY (a, b)
+);
+"""
+
 #: MIGRATIONS[i] takes a store from user_version i to i + 1.
-MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2)]
+MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
