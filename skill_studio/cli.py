@@ -300,7 +300,8 @@ def cmd_overview(args: argparse.Namespace) -> int:
     args.sort, args.limit, args.json = "name", None, False
     cmd_list(args)
     print("\nCommands: validate, import, export, list, show, prompt, new, save, history, diff, restore-version, "
-          "drafts, promote, degrade, deprecate, archive, trust, pin, merge, delete, audit (skill-studio --help)")
+          "drafts, promote, degrade, deprecate, archive, trust, pin, merge, delete, audit, health, use, "
+          "duplicates (skill-studio --help)")
     return 0
 
 
@@ -358,10 +359,11 @@ def build_parser() -> argparse.ArgumentParser:
              cmd_prompt, json_flag=False)
     pr.add_argument("names", nargs="*", metavar="NAME|PATH")
 
-    from skill_studio import cli_authoring, cli_review
+    from skill_studio import cli_authoring, cli_health, cli_review
 
     cli_authoring.register(add)
     cli_review.register(add)
+    cli_health.register(add)
     return p
 
 

@@ -7,7 +7,7 @@ import queue
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from skill_studio.core import skillmd
 from skill_studio.core.folders import (ARCHIVE_SUFFIXES, FolderError, discover, find_skill_md, read_folder,
@@ -26,7 +26,7 @@ class ImportEntry:
     """What happened to one skill of an import."""
 
     source: str
-    status: str  # imported, updated, unchanged, skipped
+    status: str  # imported, updated, unchanged, merged, skipped
     name: str | None = None
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
@@ -36,13 +36,16 @@ class ImportEntry:
 @dataclass
 class ImportReport:
     entries: list[ImportEntry] = field(default_factory=list)
+    undo: Any = None   # a lifecycle.Change undoing the merges of extracted skills, when there were any
 
     def count(self, status: str) -> int:
         return sum(1 for e in self.entries if e.status == status)
 
     @property
     def summary(self) -> str:
-        return ", ".join(f"{self.count(s)} {s}" for s in ("imported", "updated", "unchanged", "skipped"))
+        merged = self.count("merged")
+        return ", ".join(f"{self.count(s)} {s}" for s in ("imported", "updated", "unchanged", "skipped")) \
+            + (f", {merged} merged into existing skills" if merged else "")
 
 
 @dataclass
@@ -148,7 +151,8 @@ class _Writer:
 
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin = Origin.HUMAN,
                  author: str | None = None, check_strict: bool = True,
-                 progress: Callable[[int, str], bool] | None = None) -> ImportReport:
+                 progress: Callable[[int, str], bool] | None = None,
+                 merge_similar: bool | None = None) -> ImportReport:
     """Import skill folders, trees of them, SKILL.md files and .skill/.zip archives (lenient).
 
     Each skill is reported as imported, updated (a new version), unchanged or
@@ -158,7 +162,30 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
     skill (unless ``origin`` is builtin), and an ``llm`` import never replaces
     a skill that was reviewed. ``progress(done, source)`` may return False to
     stop early. New skills are written in batches, each one transaction.
+
+    Skills extracted by an agent (``llm``) that nearly repeat a library skill (similarity at
+    least the ``import.merge_similarity`` setting, 0.78) are merged into it instead of added
+    (``merge_similar`` defaults to True for llm imports); they are reported as "merged" and
+    ``report.undo`` undoes it.
     """
+    report = _import(store, paths, origin=Origin(origin), author=author, check_strict=check_strict,
+                     progress=progress)
+    if merge_similar if merge_similar is not None else Origin(origin) == Origin.LLM:
+        from skill_studio.core.extracted import absorb
+
+        added = [e.name for e in report.entries if e.status == "imported" and e.name]
+        if added:
+            absorbed, report.undo = absorb(store, added, author=author)
+            by_name = {e.name: e for e in report.entries if e.status == "imported"}
+            for a in absorbed:
+                entry = by_name[a.name]
+                entry.status = "merged"
+                entry.reason = f'merged into "{a.target}" (similarity {a.similarity:.2f})'
+    return report
+
+
+def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin, author: str | None,
+            check_strict: bool, progress: Callable[[int, str], bool] | None) -> ImportReport:
     origin = Origin(origin)
     report = ImportReport()
     seen: dict[str, str] = {}

@@ -304,6 +304,8 @@ class MainWindow(QMainWindow):
         report = run_import(self, self.store, paths, show_report=self._show_import_report,
                             show_message=self.tell) if paths else None
         if report is not None:
+            if report.undo is not None and report.undo.names:  # extracted skills merged on import
+                self.review.actions.record(report.undo)
             self._changed()
             self.statusBar().showMessage(f"Import: {report.summary}", 15_000)
 

@@ -126,3 +126,29 @@ def test_screenshots(window, qtbot):
     window.actions["show_audit"].trigger()
     qtbot.wait(200)
     assert window.grab().save(str(SCREENSHOTS / "window-audit-log.png"))
+
+
+def test_the_health_tab_runs_applies_through_undo_and_merges(window, qtbot, seeded_store):
+    from datetime import datetime, timedelta, timezone
+
+    from skill_studio.core.model import Origin
+    from test_store import make
+
+    seeded_store.add(make("forgotten", origin=Origin.LLM), now=datetime.now(timezone.utc) - timedelta(days=400))
+    window.actions["show_health"].trigger()
+    view = window.review.health
+    assert window.workspace.currentWidget() is view
+    with qtbot.waitSignal(view.runFinished, timeout=20_000) as run:
+        view.start_run()
+    assert any(a.skill == "forgotten" and a.applies for a in run.args[0].actions)
+    view.confirm = lambda text: True
+    view.inform = lambda text: None
+    assert view.apply_plan()
+    assert seeded_store.get("forgotten").lifecycle == Lifecycle.DEPRECATED
+    window.workspace.setCurrentIndex(0)
+    window.actions["undo"].trigger()  # the whole plan is one undo step
+    assert seeded_store.get("forgotten").lifecycle == Lifecycle.CANDIDATE
+    merged = []
+    window.review.actions.merge = lambda source, target: merged.append((source, target))
+    view.mergeRequested.emit("a", "b")
+    assert merged == [("a", "b")]

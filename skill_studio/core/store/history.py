@@ -106,6 +106,42 @@ class History(Connection):
             self._conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) "
                                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, _json(value)))
 
+    # --- health runs --------------------------------------------------------
+
+    def save_health_run(self, settings: dict, summary: dict, rows: list[tuple], *,
+                        actor: str | None = None, at: str | None = None) -> int:
+        """Keep one health run: its settings, summary, and each skill's (name, utility, redundancy,
+        freshness, failure_risk, health). Returns the run's id."""
+        with self.transaction():
+            cur = self._conn.execute(
+                "INSERT INTO health_runs (at, actor, settings, summary) VALUES (?, ?, ?, ?)",
+                (at or scores.format_time(scores.utcnow()), actor or self.actor, _json(settings), _json(summary)))
+            run = cur.lastrowid
+            self._conn.executemany(
+                "INSERT INTO health_scores (run, skill, utility, redundancy, freshness, failure_risk, health) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", [(run, *row) for row in rows])
+            return run
+
+    def health_runs(self, limit: int = 50) -> list[tuple[int, str, str, dict]]:
+        """(id, at, actor, summary) of the latest runs, newest first."""
+        return [(r[0], r[1], r[2], json.loads(r[3])) for r in self._query(
+            "SELECT id, at, actor, summary FROM health_runs ORDER BY id DESC LIMIT ?", (int(limit),))]
+
+    def health_history(self, name: str, limit: int = 30) -> list[tuple[int, str, float]]:
+        """(run, at, health) of one skill over the latest runs, oldest first."""
+        rows = self._query("SELECT s.run, r.at, s.health FROM health_scores s JOIN health_runs r ON r.id = s.run "
+                           "WHERE s.skill = ? ORDER BY s.run DESC LIMIT ?", (name, int(limit)))
+        return [(r[0], r[1], r[2]) for r in reversed(rows)]
+
+    def recent_health(self, runs: int) -> dict[str, list[float]]:
+        """Each skill's health in the latest ``runs`` runs (newest first; fewer if it missed runs)."""
+        out: dict[str, list[float]] = {}
+        for skill, health in self._query(
+                "SELECT skill, health FROM health_scores WHERE run IN "
+                "(SELECT id FROM health_runs ORDER BY id DESC LIMIT ?) ORDER BY run DESC", (int(runs),)):
+            out.setdefault(skill, []).append(health)
+        return out
+
     def save_draft(self, key: str, skill_md: str, base_version: int | None) -> None:
         with self.transaction():
             self._conn.execute(

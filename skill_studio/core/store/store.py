@@ -13,9 +13,13 @@ from skill_studio.core.store.errors import (AlreadyExists, DependentsExist, Read
 from skill_studio.core.store.history import History
 from skill_studio.core.store.queries import Queries
 from skill_studio.core.store.rows import _INSERT_ROW, _ROW_COLUMNS, _blob_hash, _json, content_hash, row_values
+from skill_studio.core.store.vectors import Vectors
 
 
-class Store(Queries, History):
+FRESHNESS_STEP = 0.005  # freshness is written again when it moved by at least this much
+
+
+class Store(Queries, History, Vectors):
     """A skill store in one SQLite file. Safe to share between threads; every write
     is one transaction, and other processes may use the same file at once (WAL)."""
 
@@ -200,8 +204,10 @@ class Store(Queries, History):
         now = now or scores.utcnow()
         half_life = self.setting("scores.half_life_days", scores.HALF_LIFE_DAYS)
         rows = self._query("SELECT name, last_used_at, created_at, freshness FROM skill_cards")
+        # Rows whose freshness moved by less than is shown (two decimals) are left alone: rewriting
+        # a skill's row costs as much as its whole SKILL.md.
         changed = [(f, r[0]) for r in rows
-                   if abs((f := scores.freshness(r[1], r[2], now, half_life)) - r[3]) > 1e-9]
+                   if abs((f := scores.freshness(r[1], r[2], now, half_life)) - r[3]) >= FRESHNESS_STEP]
         with self.transaction():
             self._conn.executemany("UPDATE procedural_memory SET freshness = ? WHERE name = ?", changed)
         return len(changed)

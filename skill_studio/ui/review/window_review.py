@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QInputDialog, QMenu
+from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar
 
 from skill_studio.core.lifecycle import MOVES
 from skill_studio.ui.review.actions import MOVE_TEXT, ReviewActions
@@ -37,6 +37,7 @@ class WindowReview:
         self.queue.mergeRequested.connect(lambda source, target: self.actions.merge(source, target or None))
         self.queue.openRequested.connect(w.open_designer)
         self.audit = None
+        self.health = None
         self._build_actions()
         w.details.moveRequested.connect(lambda name, action: self.actions.move([name], action))
         w.details.pinRequested.connect(lambda name, on: self.actions.set_pinned([name], on))
@@ -68,6 +69,8 @@ class WindowReview:
           "Candidates and degraded skills waiting for review")
         a("show_audit", "&Audit log", self.show_audit, "Ctrl+Shift+A", "Who changed what, when and why")
         a("reviewer", "Reviewer &name…", self._ask_reviewer, None, "The name the audit log records for you")
+        a("show_health", "&Health", self.show_health, "Ctrl+Shift+H",
+          "Score every skill, plan maintenance moves, find near-duplicates")
         bar = w.menuBar()
         edit, view, skill = (next(m.menu() for m in bar.actions() if m.text().replace("&", "") == t)
                              for t in ("Edit", "View", "Skill"))
@@ -80,6 +83,11 @@ class WindowReview:
         view.addSeparator()
         view.addAction(w.actions["show_queue"])
         view.addAction(w.actions["show_audit"])
+        view.addAction(w.actions["show_health"])
+        toolbar = w.findChild(QToolBar, "main_toolbar")
+        if toolbar is not None:
+            toolbar.addSeparator()
+            toolbar.addAction(w.actions["show_health"])
         self.lifecycle_menu = QMenu("&Lifecycle", w)
         for action in MOVES:
             self.lifecycle_menu.addAction(w.actions[f"move_{action}"])
@@ -121,6 +129,30 @@ class WindowReview:
             self.audit.set_skill_filter(skill)
         self.audit.refresh()
         w.workspace.setCurrentWidget(self.audit)
+
+    def show_health(self) -> None:
+        """The health view in its own tab (opened once; its runs go off the GUI thread)."""
+        from skill_studio.core import health
+        from skill_studio.ui.health.health_view import HealthView
+
+        w = self.window
+        if self.health is None or w.workspace.indexOf(self.health) < 0:
+            self.health = HealthView(w.store, w.workspace)
+            author = lambda: w.settings.reviewer  # noqa: E731
+            self.health.do_apply = lambda actions, exclude: self._applied(
+                health.apply(w.store, actions, exclude, author=author()))
+            self.health.mergeRequested.connect(lambda source, target: self.actions.merge(source, target))
+            self.health.skillActivated.connect(w.reveal)
+            self.health.storeChanged.connect(lambda: self._changed([]))
+            self.health.runFinished.connect(lambda _run: w.refresh())  # freshness was brought up to date
+            w.workspace.addTab(self.health, "Health")
+        w.workspace.setCurrentWidget(self.health)
+
+    def _applied(self, result):
+        change, refused = result
+        if change.names:
+            self.actions.record(change)  # Ctrl+Z undoes the whole plan
+        return change, refused
 
     def _ask_reviewer(self) -> None:
         w = self.window
