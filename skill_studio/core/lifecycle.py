@@ -160,9 +160,7 @@ def put_back(store: Store, states: dict[str, Skill | None], *, note: str, author
                              author=author, note=note)
             state = {f: getattr(wanted, f) for f in REVIEW_FIELDS}
             store.set_state(name, author=author, reason=note, action="undo" if "undo" in note else "redo",
-                            **state)
-            store._conn.execute("UPDATE procedural_memory SET created_at = ? WHERE name = ?",
-                                (wanted.created_at, name))
+                            steps=wanted.steps, created_at=wanted.created_at, **state)
 
 
 class UndoStack:

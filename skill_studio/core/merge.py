@@ -134,9 +134,8 @@ def merge(store: Store, target_name: str, source_name: str, *, author: str | Non
                         action="merge", use_count=merged.use_count, success_count=merged.success_count,
                         failure_count=merged.failure_count, success_decayed=merged.success_decayed,
                         failure_decayed=merged.failure_decayed, success_rate=merged.success_rate,
-                        utility_score=merged.utility_score, last_used_at=merged.last_used_at)
-        store._conn.execute("UPDATE procedural_memory SET steps = json(?) WHERE name = ?",
-                            (_json_steps(merged.steps), target.name))
+                        utility_score=merged.utility_score, last_used_at=merged.last_used_at,
+                        steps=merged.steps)
         store.audit(target.name, "merge", source.name, target.name, f'Merged "{source.name}" into "{target.name}"',
                     author)
         for name in preview.dependents:
@@ -156,9 +155,3 @@ def merge(store: Store, target_name: str, source_name: str, *, author: str | Non
             store.set_state(source.name, author=author, reason=reason, lifecycle_reason=reason)
         after = {name: store.get(name) for name in before}
         return Change(f'Merge "{source.name}" into "{target.name}"', before, after)
-
-
-def _json_steps(steps: list[dict]) -> str:
-    import json
-
-    return json.dumps(steps, ensure_ascii=False)

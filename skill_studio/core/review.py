@@ -4,7 +4,6 @@ vectors are available)."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
@@ -57,9 +56,7 @@ def _rarest(store: Store, terms: list[str], keep: int = 6) -> list[str]:
     by words that every skill has would read the whole index (seconds at 100,000 skills)."""
     if len(terms) <= keep:
         return terms
-    store._conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.skills_vocab USING fts5vocab(main, skills_fts, row)")
-    docs = dict(store._query("SELECT term, doc FROM temp.skills_vocab WHERE term IN (SELECT value FROM json_each(?))",
-                             (json.dumps(terms),)))
+    docs = store.term_documents(terms)
     shared = [t for t in terms if docs.get(t, 0) > 1]  # a word only this skill has finds no neighbour
     return sorted(shared, key=lambda t: docs[t])[:keep] or terms[:keep]
 
@@ -71,12 +68,7 @@ def nearest(store: Store, name: str, k: int = 3) -> list[Neighbour]:
     terms = _rarest(store, _terms(skill))
     if not terms:
         return []
-    query = " OR ".join(f'"{t}"' for t in terms)
-    rows = store._query(
-        "SELECT c.name, f.rank, c.lifecycle, c.description FROM (SELECT rowid, rank FROM skills_fts "
-        "WHERE skills_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid "
-        "WHERE c.name != ? AND c.lifecycle != 'archived' ORDER BY f.rank", (query, k + 8, name))
-    rows = rows[:k]
+    rows = store.ranked_matches(terms, exclude=name, limit=k + 8)[:k]
     if not rows:
         return []
     best = rows[0][1] or -1.0  # bm25: more negative is better

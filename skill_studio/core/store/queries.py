@@ -254,6 +254,23 @@ class Queries(Connection):
                 "by_origin": counts["origin"], "by_lifecycle": counts["lifecycle"],
                 "avg_success_rate": avg[0], "avg_utility": avg[1], "avg_freshness": avg[2]}
 
+    @_locked
+    def term_documents(self, terms: list[str]) -> dict[str, int]:
+        """How many skills each word of the full-text index appears in (words not indexed left out)."""
+        self._conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.skills_vocab "
+                           "USING fts5vocab(main, skills_fts, row)")
+        return dict(self._rows_of("SELECT term, doc FROM temp.skills_vocab WHERE term IN "
+                                  "(SELECT value FROM json_each(?))", (json.dumps(terms),)))
+
+    def ranked_matches(self, words: list[str], *, exclude: str, limit: int) -> list[tuple[str, float, str, str]]:
+        """(name, bm25 rank, lifecycle, description) of the non-archived skills matching any of
+        ``words``, best first (ranks are negative: lower is better)."""
+        query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        return [tuple(r) for r in self._rows_of(
+            "SELECT c.name, f.rank, c.lifecycle, c.description FROM (SELECT rowid, rank FROM skills_fts "
+            "WHERE skills_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid "
+            "WHERE c.name != ? AND c.lifecycle != 'archived' ORDER BY f.rank", (query, limit, exclude))]
+
     def import_state(self) -> dict[str, tuple[int, str, str, str]]:
         """Every skill's (version, content hash, origin, lifecycle): what an import compares against."""
         return {r[0]: (r[1], r[2], r[3], r[4]) for r in self._query(

@@ -157,7 +157,8 @@ class Store(Queries, History, Vectors):
         in one audited transaction, without a new SKILL.md version. Returns the skill."""
         allowed = {"lifecycle", "trust_tier", "pinned", "lifecycle_reason", "success_rate",
                    "utility_score", "freshness", "last_used_at", "use_count", "success_count",
-                   "failure_count", "success_decayed", "failure_decayed"}
+                   "failure_count", "success_decayed", "failure_decayed",
+                   "steps", "created_at"}  # the last two: a merge's steps, an undo's creation time
         bad = set(changes) - allowed
         if bad:
             raise StoreError(f"not review state: {', '.join(sorted(bad))}")
@@ -171,7 +172,8 @@ class Store(Queries, History, Vectors):
                 return current
             stamp = scores.format_time(scores.utcnow())
             values = {k: (v.value if isinstance(v, (Lifecycle, Origin)) else
-                          int(v) if isinstance(v, (bool, TrustTier)) else v) for k, v in changes.items()}
+                          int(v) if isinstance(v, (bool, TrustTier)) else
+                          _json(v) if k == "steps" else v) for k, v in changes.items()}
             sets = ", ".join(f"{k} = ?" for k in values)
             self._conn.execute(f"UPDATE procedural_memory SET {sets} WHERE name = ?",
                                (*values.values(), name))
