@@ -119,15 +119,21 @@ class Workspace(QTabWidget):
         widget = self.widget(index)
         if hasattr(widget, "maybe_close") and not widget.maybe_close():
             return False
+        if hasattr(widget, "shutdown"):  # a view with a thread stops it before it goes
+            widget.shutdown()
         self.removeTab(index)
         widget.deleteLater()
         return True
 
     def close_all(self) -> bool:
-        """Close every designer (asking about unsaved ones); False if the user kept one open."""
+        """Close every designer (asking about unsaved ones) and stop the views' threads; False if
+        the user kept a designer open."""
         for designer in self.designers():
             if not self.close_designer(self.indexOf(designer)):
                 return False
+        for i in range(self.count()):
+            if hasattr(self.widget(i), "shutdown"):
+                self.widget(i).shutdown()
         return True
 
     def save_drafts(self) -> None:

@@ -177,7 +177,7 @@ class PreviewPane(QTextBrowser):
         self._shown: tuple | None = None   # what it shows, or what the running render will show
         self._seq = 0
         self._ticket = _Ticket()
-        self._sink = _ResultSink(self)
+        self._sink = _ResultSink()  # owned by Python, not the pane: a running job keeps it alive
         self._sink.finished.connect(self._apply)
         self._map = SourceMap("", [])
         self._anchor_blocks: dict[str, int] | None = None
