@@ -21,11 +21,6 @@ from skill_studio.ui.store_watch import StoreWatcher
 from skill_studio.ui.workspace import Workspace
 
 
-def _ask_yes_no(parent: QWidget | None, title: str, text: str) -> bool:
-    answer = QMessageBox.question(parent, title, text, QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
-    return answer == QMessageBox.Yes
-
-
 class MainWindow(QMainWindow):
     """Skill Studio's window over one store."""
 
@@ -60,8 +55,7 @@ class MainWindow(QMainWindow):
 
         self.actions: dict[str, QAction] = {}
         self.import_report = None
-        # How the window asks and tells the user things (replaceable, e.g. in tests).
-        self.ask = _ask_yes_no
+        # How the window tells the user things (replaceable, e.g. in tests).
         self.tell = QMessageBox.warning
         self._build_actions()
         self._build_menus()

@@ -1,35 +1,21 @@
-"""Exporting, creating and deleting skills from the window, with the dialogs they need."""
+"""Exporting and creating skills from the window, with the dialogs they need (deleting is a review
+operation: ui/review/actions.py)."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QLabel, QLineEdit, QMessageBox, QPlainTextEdit, QVBoxLayout, QWidget)
 
 from skill_studio.core.folders import FolderError, export_archive, export_folder
-from skill_studio.core.store import DependentsExist, NotFound, Store, StoreError
+from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.core.strict import MAX_DESCRIPTION_LENGTH
 from skill_studio.core.templates import TEMPLATES, name_problem
 from skill_studio.core.templates import new_skill as new_skill_from_template
 from skill_studio.ui.import_flow import ShowMessage
 from skill_studio.ui.theme import current_tokens
-
-#: ask(parent, title, text) -> bool: a yes/no question.
-Ask = Callable[[QWidget | None, str, str], bool]
-
-
-def _ask_yes_no(parent: QWidget | None, title: str, text: str) -> bool:
-    answer = QMessageBox.question(parent, title, text, QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
-    return answer == QMessageBox.Yes
-
-
-def _bullets(names: Sequence[str], limit: int = 15) -> str:
-    lines = [f"• {n}" for n in names[:limit]]
-    if len(names) > limit:
-        lines.append(f"…and {len(names) - limit} more")
-    return "\n".join(lines)
 
 
 def export_skills(parent: QWidget | None, store: Store, names: Sequence[str], dest: str | None = None,
@@ -214,49 +200,3 @@ def new_skill(parent: QWidget | None, store: Store) -> str | None:
         return dialog.created_name() if dialog.exec() == QDialog.Accepted else None
     finally:
         dialog.deleteLater()
-
-
-# --- delete ---------------------------------------------------------------------
-
-def delete_skills(parent: QWidget | None, store: Store, names: Sequence[str], confirm: bool = True, *,
-                  ask: Ask = _ask_yes_no, show_message: ShowMessage = QMessageBox.warning) -> list[str]:
-    """Delete the named skills (their history stays); returns the names deleted.
-
-    Asks first unless ``confirm`` is False. A skill other skills depend on is
-    not deleted, unless those are deleted with it; the refusals are shown,
-    each naming the skills that block it.
-    """
-    pending = list(dict.fromkeys(names))
-    if not pending:
-        return []
-    if confirm:
-        what = f'"{pending[0]}"' if len(pending) == 1 else f"these {len(pending)} skills"
-        if not ask(parent, "Delete skills", f"Delete {what}?\n\n{_bullets(pending)}\n\n"
-                                            "Their version history is kept."):
-            return []
-    deleted: list[str] = []
-    refused: dict[str, str] = {}
-    errors: list[str] = []
-    # Several passes: a skill whose only dependents are deleted in this same action goes too.
-    while pending:
-        refused.clear()
-        for name in pending:
-            try:
-                store.delete(name)
-            except DependentsExist as e:
-                refused[name] = str(e)
-            except StoreError as e:
-                errors.append(f'"{name}": {e}')
-            else:
-                deleted.append(name)
-        if len(refused) == len(pending):
-            break
-        pending = list(refused)
-    if refused or errors:
-        parts = []
-        if refused:
-            parts.append("Not deleted, because other skills depend on them:\n\n" + "\n".join(refused.values()))
-        if errors:
-            parts.append("Not deleted:\n\n" + "\n".join(errors))
-        show_message(parent, "Some skills were not deleted", "\n\n".join(parts))
-    return deleted

@@ -11,7 +11,7 @@ from skill_studio.core.importer import ImportEntry, ImportReport
 from skill_studio.core.validate import validate_text
 from skill_studio.ui.import_flow import ImportReportDialog, ImportRunner, report_text, run_import
 from skill_studio.core.templates import new_skill_md
-from skill_studio.ui.skill_actions import NewSkillDialog, delete_skills, export_skills, name_problem
+from skill_studio.ui.skill_actions import NewSkillDialog, export_skills, name_problem
 from conftest import SCREENSHOTS
 
 SHOTS = SCREENSHOTS
@@ -273,36 +273,6 @@ def test_template_fills_only_its_placeholders():
     assert text.startswith("---\nname: demo\ndescription: ")
     assert "Says {description} literally" in text
     assert "{name}" not in text
-
-
-# --- delete ---------------------------------------------------------------------
-
-def test_delete_skills_deletes_and_refuses_depended_on(seeded_store):
-    messages = []
-    deleted = delete_skills(None, seeded_store, ["gitmoji-commits", "changelog-writer"], confirm=False,
-                            show_message=lambda parent, title, text: messages.append(text))
-    assert deleted == ["gitmoji-commits"]
-    assert "gitmoji-commits" not in seeded_store
-    assert "changelog-writer" in seeded_store
-    assert len(messages) == 1
-    assert 'Cannot delete "changelog-writer"' in messages[0] and "release-notes" in messages[0]
-
-
-def test_delete_skills_with_its_dependents_deletes_both(seeded_store):
-    messages = []
-    deleted = delete_skills(None, seeded_store, ["changelog-writer", "release-notes"], confirm=False,
-                            show_message=lambda parent, title, text: messages.append(text))
-    assert sorted(deleted) == ["changelog-writer", "release-notes"]
-    assert messages == []
-
-
-def test_delete_skills_asks_first(seeded_store):
-    questions = []
-    deleted = delete_skills(None, seeded_store, ["gitmoji-commits", "csv-cleanup"],
-                            ask=lambda parent, title, text: questions.append(text) or False)
-    assert deleted == []
-    assert "gitmoji-commits" in questions[0] and "csv-cleanup" in questions[0]
-    assert "gitmoji-commits" in seeded_store
 
 
 def test_new_skill_dialog_uses_the_chosen_template_and_the_folder_follows_the_name(qtbot, seeded_store):

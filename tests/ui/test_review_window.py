@@ -152,3 +152,18 @@ def test_the_health_tab_runs_applies_through_undo_and_merges(window, qtbot, seed
     window.review.actions.merge = lambda source, target: merged.append((source, target))
     view.mergeRequested.emit("a", "b")
     assert merged == [("a", "b")]
+
+
+def test_delete_from_the_window_refuses_dependents_deletes_them_together_and_asks_first(window, seeded_store):
+    from test_store import make
+
+    actions = window.review.actions
+    seeded_store.add(make("needs-notes", meta={"depends-on": "release-notes"}))
+    assert actions.delete(["gitmoji-commits", "release-notes"]) == ["gitmoji-commits"]
+    assert "release-notes" in seeded_store and "needs-notes" in window.told[-1]
+    assert sorted(actions.delete(["release-notes", "needs-notes"])) == ["needs-notes", "release-notes"]
+    asked = []
+    actions.ask_reason = lambda parent, title, prompt: asked.append(prompt) or None  # cancelled
+    assert actions.delete(["csv-cleanup"]) == [] and "csv-cleanup" in seeded_store and asked
+    actions.undo()
+    assert {"release-notes", "needs-notes"} <= set(seeded_store.names())
