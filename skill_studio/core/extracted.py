@@ -51,9 +51,6 @@ def absorb(store: Store, names: list[str], *, threshold: float | None = None,
                                                          f"(similarity {similarity:.2f})")
         except StoreError:
             continue  # e.g. the library's skill is builtin: the new one stays as it is
-        for k, v in merged.before.items():
-            change.before.setdefault(k, v)
-        change.after.update(merged.after)
-        change.after[name] = None
+        change.add(merged).after[name] = None  # merged, then removed
         done.append(Absorbed(name, target, similarity))
     return done, change

@@ -208,8 +208,7 @@ def apply(store: Store, actions: list[PlannedAction], exclude: Iterable[str] = (
         except StoreError as e:  # moved meanwhile, pinned since the run, ...
             refused.append(str(e))
             continue
-        change.before.update({k: v for k, v in c.before.items() if k not in change.before})
-        change.after.update(c.after)
+        change.add(c)
     return change, refused
 
 

@@ -41,9 +41,7 @@ def _join(changes: list[Change], label: str) -> Change:
     """Several changes as one undo step."""
     out = Change(label)
     for c in changes:
-        for name, skill in c.before.items():
-            out.before.setdefault(name, skill)
-        out.after.update(c.after)
+        out.add(c)
     return out
 
 

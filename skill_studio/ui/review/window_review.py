@@ -143,7 +143,7 @@ class WindowReview:
                 health.apply(w.store, actions, exclude, author=author()))
             self.health.mergeRequested.connect(lambda source, target: self.actions.merge(source, target))
             self.health.skillActivated.connect(w.reveal)
-            self.health.storeChanged.connect(lambda: self._changed([]))
+            # Apply goes through _applied: recording the change refreshes the views once.
             self.health.runFinished.connect(lambda _run: w.refresh())  # freshness was brought up to date
             w.workspace.addTab(self.health, "Health")
         w.workspace.setCurrentWidget(self.health)
