@@ -12,6 +12,7 @@ exact brute-force computation on --check skills (bench_similarity.check). Figure
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_query import build  # noqa: E402
-from bench_similarity import check, peak_mib  # noqa: E402
+from bench_similarity import check, peak_mib, worker_peak_mib  # noqa: E402
 
 from skill_studio.core import health  # noqa: E402
 from skill_studio.core.store import Store  # noqa: E402
@@ -34,12 +35,17 @@ def measure(n: int, folder: Path) -> None:
     print(f"{n:,} skills: store built in {time.perf_counter() - t0:.0f} s", flush=True)
     for label in ("first run (every vector computed)", "next run (vectors stored)"):
         t0 = time.perf_counter()
-        result = health.run(store)
+        result = health.run(store, parallel=True)   # as the command line and the window run it
         seconds = time.perf_counter() - t0
         planned = sum(result.summary["actions"].values())
         print(f"  {label}: {seconds:.2f} s — {len(result.pairs)} near-duplicate pairs, {planned} planned "
               f"actions, bands {result.summary['bands']}; peak memory so far {peak_mib():.0f} MiB", flush=True)
     store.close()
+
+
+def health_workers() -> int:
+    from skill_studio.core import similarity
+    return min(similarity.MAX_WORKERS, len(os.sched_getaffinity(0)))
 
 
 def main() -> None:
@@ -52,7 +58,10 @@ def main() -> None:
             measure(n, Path(tmp))
         if args.check:
             check(args.check, Path(tmp))
-    print(f"peak memory: {peak_mib():.0f} MiB (target < 1,536 MiB)")
+    workers = health_workers()
+    print(f"peak memory: {peak_mib():.0f} MiB in this process, {worker_peak_mib():.0f} MiB in the largest of "
+          f"{workers} worker processes: at most {peak_mib() + workers * worker_peak_mib():.0f} MiB together "
+          f"(target < 1,536 MiB)")
 
 
 if __name__ == "__main__":

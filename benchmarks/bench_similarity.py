@@ -3,7 +3,8 @@
 Usage: python benchmarks/bench_similarity.py [--sizes 10000 50000] [--check 2000]
 
 Each size is built in a temporary store with the same generator and store code
-as bench_query.py. Prints the time of a cold refresh (every vector computed), a
+as bench_query.py. Prints the time of a cold refresh (every vector computed), in
+this process and then with worker processes (as the health check runs it), a
 warm refresh (none), near_duplicates and max_similarity, the peak memory of the
 process, and whether near_duplicates on --check skills equals a brute-force
 n x n computation. Figures only: nothing here fails on time.
@@ -36,6 +37,11 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
 
 
+def worker_peak_mib() -> float:
+    """The peak memory of the largest worker process that has ended (0 when none ran)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def timed(label: str, fn):
     t0 = time.perf_counter()
     result = fn()
@@ -48,8 +54,10 @@ def run(n: int, folder: Path) -> None:
     with Store(folder / f"sim-{n}.db") as store:
         timed("build store", lambda: build(store, n))
         index = SimilarityIndex(store)
-        computed = timed("refresh, cold (embed all)", index.refresh)
+        computed = timed("refresh, cold, in this process", index.refresh)
         print(f"  vectors computed: {computed:,} (dim {index.embedder.dim})")
+        index.embedder.model += "-again"   # every vector stale again: the same work with worker processes
+        timed("refresh, cold, worker processes", lambda: index.refresh(parallel=True))
         timed("refresh, warm", index.refresh)
         pairs = timed("near_duplicates(0.75)", index.near_duplicates)
         print(f"  pairs >= 0.75: {len(pairs):,}")

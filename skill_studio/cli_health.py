@@ -24,7 +24,7 @@ def cmd_health(args: argparse.Namespace) -> int:
     from skill_studio.core import health
 
     store = _store(args)
-    result = health.run(store, progress=_progress, author=args.as_)
+    result = health.run(store, progress=_progress, author=args.as_, parallel=True)
     if sys.stderr.isatty():
         print(file=sys.stderr)
     applied, refused = [], []
@@ -73,7 +73,7 @@ def cmd_duplicates(args: argparse.Namespace) -> int:
         print(f"{a} and {b}: not duplicates (never flagged again)")
         return 0
     index = SimilarityIndex(store)
-    index.refresh()
+    index.refresh(parallel=True)
     pairs = index.near_duplicates(args.threshold)
     if args.json:
         _emit_json([{"a": p.a, "b": p.b, "similarity": round(p.similarity, 4)} for p in pairs])

@@ -1,12 +1,15 @@
 """Skill vectors and near-duplicate search (SPEC §5, §6)."""
 
+import os
+import pickle
 import random
 
 import numpy as np
 import pytest
 from test_store import make
 
-from skill_studio.core.similarity import HashedTfidfEmbedder, Pair, SimilarityIndex
+from skill_studio.core import similarity
+from skill_studio.core.similarity import HashedTfidfEmbedder, Pair, SimilarityIndex, skill_text
 
 WORDS = ("agent build cache check clean commit config data deploy diff docs error export file format "
          "graph health import index issue lint log merge model note parse patch pdf plan query release "
@@ -171,3 +174,56 @@ def test_small_libraries(store):
     index.refresh()
     assert index.near_duplicates() == [] and index.max_similarity() == {"skill-0000": 0.0}
     assert index.similar_to("skill-0000") == []
+
+
+def test_embedder_features():
+    e = HashedTfidfEmbedder()
+    m = e.embed(["deploying the release", "deployment of releases", "tabulate yaml schema",
+                 "Ünïcode Straße", "ünïcode straße", "the", ""])
+    assert m[0] @ m[1] > 0.2 and m[0] @ m[2] < 0.05  # shared character n-grams of related words
+    assert np.allclose(m[3], m[4])                   # lower-cased, non-ASCII letters too
+    assert not m[5].any() and not m[6].any()         # a stop word alone weighs nothing
+    assert np.array_equal(pickle.loads(pickle.dumps(e)).embed(["deploying the release"])[0], m[0])
+    assert e.embed(["a b"]).shape == (1, 512)
+
+
+class DyingEmbedder(HashedTfidfEmbedder):
+    """Dies in any process but the one that made it (a worker process killed mid-batch)."""
+
+    def __init__(self, dim=512, home=None):
+        super().__init__(dim)
+        self.home = home or os.getpid()
+
+    def __getstate__(self):
+        return {"dim": self.dim, "home": self.home}
+
+    def __setstate__(self, state):
+        self.__init__(state["dim"], state["home"])
+
+    def embed(self, texts):
+        if os.getpid() != self.home:
+            os._exit(3)
+        return super().embed(texts)
+
+
+def test_parallel_refresh_gives_the_same_vectors(store, monkeypatch):
+    pools = []
+    real_pool = similarity._worker_pool
+    monkeypatch.setattr(similarity, "_worker_pool", lambda *a: pools.append(real_pool(*a)) or pools[-1])
+    fill(store, 90, copies=5)
+    serial = SimilarityIndex(store)
+    assert serial.refresh() == 95
+    names, _ = store.load_vectors(serial.embedder.model)
+    for embedder in (HashedTfidfEmbedder(dim=256), DyingEmbedder(dim=128)):
+        index = SimilarityIndex(store, embedder)
+        index.BATCH, index.PARALLEL_FROM = 16, 1
+        seen = []
+        assert index.refresh(progress=lambda d, t: seen.append(d), parallel=True) == 95
+        assert seen[0] == 0 and seen[-1] == 95 and seen == sorted(seen)
+        got_names, got = store.load_vectors(embedder.model)
+        assert got_names == names
+        alone = HashedTfidfEmbedder(embedder.dim).embed(
+            [skill_text(s.name, s.description, s.content) for s in (store.get(n) for n in names)])
+        assert np.allclose(got, alone, atol=1e-6)   # the same vectors wherever they were computed
+    if len(os.sched_getaffinity(0)) > 1:   # two cores or more: the workers did the work (or died trying)
+        assert pools[0] == (None, 0) and all(p is not None and n >= 2 for p, n in pools[1:])

@@ -92,16 +92,18 @@ class HealthRun:
 
 
 def compute(store: Store, *, now: datetime | None = None, index=None, progress: Progress | None = None,
-            cancelled: Callable[[], bool] | None = None) -> tuple[list[SkillHealth], list]:
+            cancelled: Callable[[], bool] | None = None, parallel: bool = False) -> tuple[list[SkillHealth], list]:
     """Every skill's scores (freshness brought up to ``now`` in the store first) and the
-    near-duplicate pairs. Raises InterruptedError when ``cancelled``."""
+    near-duplicate pairs. Raises InterruptedError when ``cancelled``. ``parallel``: vectors may
+    be computed in worker processes (see SimilarityIndex.refresh)."""
     from skill_studio.core.similarity import SimilarityIndex
 
     cfg = settings(store)
     cancelled = cancelled or (lambda: False)
     store.refresh_freshness(now)
     index = index or SimilarityIndex(store)
-    index.refresh(progress=(lambda d, t: progress("vectors", d, t)) if progress else None, cancelled=cancelled)
+    index.refresh(progress=(lambda d, t: progress("vectors", d, t)) if progress else None, cancelled=cancelled,
+                  parallel=parallel)
     if cancelled():
         raise InterruptedError("health check cancelled")
     pairs, best = index.scan(cfg["health.duplicate"],  # the pairs and each skill's best match, one pass
@@ -181,9 +183,10 @@ def summarize(skills: list[SkillHealth], actions: list[PlannedAction]) -> dict:
 
 
 def run(store: Store, *, now: datetime | None = None, progress: Progress | None = None,
-        cancelled: Callable[[], bool] | None = None, keep: bool = True, author: str | None = None) -> HealthRun:
+        cancelled: Callable[[], bool] | None = None, keep: bool = True, author: str | None = None,
+        parallel: bool = False) -> HealthRun:
     """Compute scores, near-duplicates and the plan; keep the run with every skill's scores."""
-    skills, pairs = compute(store, now=now, progress=progress, cancelled=cancelled)
+    skills, pairs = compute(store, now=now, progress=progress, cancelled=cancelled, parallel=parallel)
     actions = plan(store, skills, pairs)
     summary = summarize(skills, actions)
     result = HealthRun(skills, actions, pairs, summary)

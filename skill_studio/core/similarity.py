@@ -1,175 +1,31 @@
-"""Skill vectors and near-duplicate search (SPEC §5, §6), in numpy.
+"""Near-duplicate search over skill vectors (SPEC §5, §6), in numpy.
 
-The built-in embedder (:class:`HashedTfidfEmbedder`) needs no network and no
-model files: hashed word unigrams and bigrams plus character 3-5-grams of
-words, over a skill's name (counted twice), description and the start of its
-content, with sublinear term frequency, L2-normalised. An external provider
-can replace it by implementing :class:`Embedder`.
-
-Vectors are kept in the store per skill and recomputed only when the skill's
-content hash (or the embedder's model id) changes, so a vector must not depend
-on the rest of the library. What plain TF-IDF gets from its IDF — words every
-skill uses count for little — comes in two library-independent parts: a list of
-English stop words that carry no weight, and sublinear term frequency
-(1 + log tf), which keeps a word used a hundred times from swamping the rest.
-On top of that, at query time, :class:`SimilarityIndex` subtracts a share of
-the library's mean vector from every vector before comparing (and
-re-normalises): the direction every skill has in common, which is the shared
-boilerplate IDF would discount, stops making unrelated skills look alike. The
-share is ``n / (n + 50)`` for ``n`` vectors, so a library of a handful of
-skills is compared almost as stored.
+Vectors come from an :class:`~skill_studio.core.embedding.Embedder` (the built-in
+:class:`~skill_studio.core.embedding.HashedTfidfEmbedder` unless another is given). They are
+kept in the store per skill and recomputed only when the skill's content hash (or the
+embedder's model id) changes, so a vector must not depend on the rest of the library. What
+plain TF-IDF gets from its IDF — words every skill uses count for little — comes partly from
+the embedder (stop words, sublinear term frequency) and partly from here: at comparison time
+:class:`SimilarityIndex` subtracts a share of the library's mean vector from every vector
+(and re-normalises), so the direction every skill has in common, the shared boilerplate IDF
+would discount, stops making unrelated skills look alike. The share is ``n / (n + 50)`` for
+``n`` vectors, so a library of a handful of skills is compared almost as stored.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-import threading
-import zlib
+import os
+import pickle
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from multiprocessing import get_context
+from typing import Any, Callable
 
 import numpy as np
 
-#: English words every skill uses; they carry no weight as single words (bigrams keep them).
-STOP_WORDS = frozenset(
-    "a an and are as at be been but by can do does for from has have if in into is it its "
-    "not of on or so such than that the their then there these they this to was were when "
-    "which while will with you your".split())
-
-_TABLE = bytes(c if (48 <= c <= 57 or 97 <= c <= 122 or c >= 128) else
-               (c + 32 if 65 <= c <= 90 else 32) for c in range(256))
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-#: How much of a skill's content is embedded (characters from the start).
-MAX_CONTENT = 8_000
-
-
-class Embedder(Protocol):
-    """What makes vectors from skill texts. ``model`` names the method (and its settings):
-    stored vectors of another model id are recomputed."""
-
-    model: str
-    dim: int
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """float32 [len(texts), dim], each row L2-normalised (or all zero for an empty text)."""
-        ...
-
-
-def skill_text(name: str, description: str, content: str, max_content: int = MAX_CONTENT) -> str:
-    """The text a skill is embedded from: its name twice, description and content's start."""
-    return f"{name} {name}\n{description}\n{content[:max_content]}"
-
-
-class HashedTfidfEmbedder:
-    """Hashed word 1-2-grams and character 3-5-grams of words, sublinear TF, signed feature
-    hashing into ``dim`` dimensions (stable hashes: crc32, not Python's salted ``hash``)."""
-
-    CHAR_WEIGHT = 1.0     # the norm of one word's character n-grams, against 1 for the word itself
-    BIGRAM_WEIGHT = 0.7
-    MAX_VOCABULARY = 400_000  # words whose features are kept between calls
-    CHUNK = 128
-
-    def __init__(self, dim: int = 512):
-        self.dim = int(dim)
-        self.model = f"hashed-tfidf-v1-{self.dim}"
-        self._lock = threading.Lock()
-        self._vocab: dict[bytes, int] = {}  # word: its index in _words
-        self._words: list[tuple[int, np.ndarray, np.ndarray]] = []  # (stable hash, feature idx, values)
-
-    # --- words --------------------------------------------------------------
-
-    def _word_features(self, word: bytes) -> tuple[np.ndarray, np.ndarray]:
-        if word in STOP_WORDS_B:
-            return np.zeros(0, np.int32), np.zeros(0, np.float32)
-        dim = self.dim
-        h = zlib.crc32(word, 0x5157)
-        idx = [h % dim]
-        val = [1.0 if (h >> 31) & 1 else -1.0]
-        padded = b" " + word + b" "
-        grams = [padded[i:i + n] for n in (3, 4, 5) for i in range(len(padded) - n + 1)]
-        if grams:
-            w = self.CHAR_WEIGHT / math.sqrt(len(grams))
-            for g in grams:
-                h = zlib.crc32(g, 0x3A2B)
-                idx.append(h % dim)
-                val.append(w if (h >> 31) & 1 else -w)
-        return np.array(idx, np.int32), np.array(val, np.float32)
-
-    def _ids(self, tokens: list[bytes]) -> np.ndarray:
-        """Each token's id in this embedder's vocabulary (new words are added with their features)."""
-        vocab = self._vocab
-        try:
-            return np.fromiter(map(vocab.__getitem__, tokens), np.int64, len(tokens))
-        except KeyError:
-            pass
-        for word in set(tokens).difference(vocab):
-            vocab[word] = len(self._words)
-            idx, val = self._word_features(word)
-            self._words.append((zlib.crc32(word, 0x77), idx, val))
-        return np.fromiter(map(vocab.__getitem__, tokens), np.int64, len(tokens))
-
-    def _word_rows(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(dense [len(ids), dim] features, stable 32-bit hashes) of the given words."""
-        entries = [self._words[i] for i in ids.tolist()]
-        lens = np.fromiter((len(e[1]) for e in entries), np.int64, len(entries))
-        rows = np.repeat(np.arange(len(entries), dtype=np.int64), lens)
-        idx = np.concatenate([e[1] for e in entries]) if entries else np.zeros(0, np.int32)
-        val = np.concatenate([e[2] for e in entries]) if entries else np.zeros(0, np.float32)
-        dense = np.bincount(rows * self.dim + idx, weights=val, minlength=len(entries) * self.dim)
-        hashes = np.fromiter((e[0] for e in entries), np.uint64, len(entries))
-        return dense.reshape(len(entries), self.dim).astype(np.float32), hashes
-
-    # --- documents ----------------------------------------------------------
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), np.float32)
-        with self._lock:
-            if len(self._vocab) > self.MAX_VOCABULARY:
-                self._vocab, self._words = {}, []
-            for start in range(0, len(texts), self.CHUNK):
-                chunk = texts[start:start + self.CHUNK]
-                out[start:start + len(chunk)] = self._embed_chunk(chunk)
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
-        return out
-
-    def _embed_chunk(self, texts: list[str]) -> np.ndarray:
-        dim, n = self.dim, len(texts)
-        tokens = [t.lower().encode("utf-8", "replace").translate(_TABLE).split() for t in texts]
-        lengths = np.fromiter(map(len, tokens), np.int64, n)
-        flat = list(itertools.chain.from_iterable(tokens))
-        ids = self._ids(flat)
-        present = np.flatnonzero(np.bincount(ids, minlength=len(self._words)))
-        u = len(present)
-        remap = np.zeros(len(self._words), np.int64)
-        remap[present] = np.arange(u)
-        local = remap[ids]                 # the chunk's words numbered 0..u-1
-        features, whash = self._word_rows(present)
-        docs = np.repeat(np.arange(n, dtype=np.int64), lengths)
-        # Words: weight 1 + log(count) per document, times each word's features.
-        counts = np.bincount(docs * u + local, minlength=n * u)
-        nz = np.flatnonzero(counts)
-        weights = np.zeros(n * u, np.float32)
-        weights[nz] = 1.0 + np.log(counts[nz].astype(np.float32))
-        counts = weights.reshape(n, u)
-        acc = (counts @ features).astype(np.float64).ravel()
-        # Bigrams of neighbouring words in the same document, hashed from the words' stable hashes.
-        same = docs[:-1] == docs[1:]
-        if same.any():
-            left, right = local[:-1][same], local[1:][same]
-            h = ((whash[left] << np.uint64(32)) | whash[right]) * _MIX
-            h ^= h >> np.uint64(29)
-            feature = (h >> np.uint64(40)).astype(np.int64)  # 24 bits
-            keys, bigrams = np.unique(docs[:-1][same] * (1 << 24) + feature, return_counts=True)
-            f = keys & ((1 << 24) - 1)
-            sign = np.where(f & 1, 1.0, -1.0)
-            weight = self.BIGRAM_WEIGHT * (1.0 + np.log(bigrams)) * sign
-            acc += np.bincount((keys >> 24) * dim + (f >> 1) % dim, weights=weight, minlength=n * dim)
-        return acc.reshape(n, dim).astype(np.float32)
-
-
-STOP_WORDS_B = frozenset(w.encode() for w in STOP_WORDS)
+from skill_studio.core.embedding import MAX_CONTENT, Embedder, HashedTfidfEmbedder, skill_text
 
 
 @dataclass(frozen=True)
@@ -188,6 +44,7 @@ class SimilarityIndex:
     """Vectors of a store's skills (kept in the store) and the comparisons built on them."""
 
     BATCH = 512             # skills embedded and saved at a time
+    PARALLEL_FROM = 2_000   # vectors to compute before worker processes are worth starting
     BLOCK_BYTES = 64 << 20  # the most one block of similarities may take
 
     def __init__(self, store, embedder: Embedder | None = None):
@@ -196,24 +53,66 @@ class SimilarityIndex:
 
     # --- vectors ------------------------------------------------------------
 
-    def refresh(self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> int:
+    def refresh(self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
+                *, parallel: bool = False) -> int:
         """Compute the vectors that are missing or stale (content or model changed), in batches,
         saving each batch; returns how many were computed. Stops between batches when
-        ``cancelled()`` is true (what was saved stays)."""
-        todo = self.store.stale_vectors(self.embedder.model)
+        ``cancelled()`` is true (what was saved stays).
+
+        With ``parallel``, many vectors are computed in spawned worker processes, a batch each,
+        while this process reads the next texts and saves. Spawned processes import the
+        program's main module again, so only a program whose main module is import-safe (an
+        ``if __name__ == "__main__"`` guard, as the studio's own entry points have) may ask."""
+        model = self.embedder.model
+        todo = self.store.stale_vectors(model)
         done = 0
         if progress:
             progress(0, len(todo))
-        for start in range(0, len(todo), self.BATCH):
-            if cancelled and cancelled():
-                break
-            rows = self.store.embedding_inputs(todo[start:start + self.BATCH], MAX_CONTENT)
-            vectors = self.embedder.embed([skill_text(name, description, content)
-                                           for name, _, description, content in rows])
-            self.store.save_vectors(self.embedder.model, [(r[0], r[1], v) for r, v in zip(rows, vectors)])
+        pool, workers = _worker_pool(self.embedder, len(todo), self.PARALLEL_FROM if parallel else None)
+        pending: deque = deque()   # (rows, texts, future), oldest first
+
+        def save(rows, vectors):
+            nonlocal done
+            self.store.save_vectors(model, [(r[0], r[1], v) for r, v in zip(rows, vectors)])
             done += len(rows)
             if progress:
-                progress(min(start + self.BATCH, len(todo)), len(todo))
+                progress(done, len(todo))
+
+        def give_up_workers():  # a worker died or cannot be reached: the rest is done here
+            nonlocal pool
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = None
+
+        def finish_oldest():
+            rows, texts, future = pending.popleft()
+            try:
+                vectors = future.result()
+            except _WORKER_FAILURES:
+                give_up_workers()
+                vectors = self.embedder.embed(texts)
+            save(rows, vectors)
+
+        try:
+            for start in range(0, len(todo), self.BATCH):
+                if cancelled and cancelled():
+                    break
+                rows = self.store.embedding_inputs(todo[start:start + self.BATCH], MAX_CONTENT)
+                texts = [skill_text(name, description, content) for name, _, description, content in rows]
+                if pool is not None:
+                    try:
+                        pending.append((rows, texts, pool.submit(_embed_in_worker, texts)))
+                    except _WORKER_FAILURES + (RuntimeError,):   # broken, or shut down meanwhile
+                        give_up_workers()
+                if pool is None:
+                    save(rows, self.embedder.embed(texts))
+                while len(pending) > workers or (pending and pool is None):
+                    finish_oldest()
+            while pending and not (cancelled and cancelled()):
+                finish_oldest()
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
         return done
 
     def matrix(self, *, include_archived: bool = False) -> tuple[list[str], np.ndarray]:
@@ -307,6 +206,52 @@ class SimilarityIndex:
         return [(names[i], float(sims[i])) for i in top]
 
 
+_worker_embedder: Embedder | None = None
+MAX_WORKERS = 4
+_WORKER_FAILURES = (BrokenProcessPool, OSError, pickle.PicklingError)
+_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _init_worker(embedder: Embedder) -> None:
+    global _worker_embedder
+    _worker_embedder = embedder
+
+
+def _embed_in_worker(texts: list[str]) -> np.ndarray:
+    return _worker_embedder.embed(texts)
+
+
+def _worker_pool(embedder: Embedder, count: int, threshold: int | None) -> tuple[ProcessPoolExecutor | None, int]:
+    """(a pool of worker processes, its size) for embedding ``count`` texts, or (None, 0) when
+    the work is done here: not asked for (no ``threshold``), fewer texts than it, one CPU, an embedder that does not say it can be copied
+    into other processes (``parallel``), or a pool that cannot start. Workers are spawned, not
+    forked, so they inherit none of this process's threads or GUI state."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    workers = min(MAX_WORKERS, cpus)
+    if threshold is None or count < threshold or workers < 2 or not getattr(embedder, "parallel", False):
+        return None, 0
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
+                                   initializer=_init_worker, initargs=(embedder,))
+        # Each worker gets one math-library thread (the workers are the parallelism; more threads
+        # than cores make every product slower). The variables are read when a worker starts,
+        # and a worker starts with each of the first submissions, so they are set only for these.
+        saved = {k: os.environ.get(k) for k in _THREAD_VARIABLES}
+        os.environ.update(dict.fromkeys(_THREAD_VARIABLES, "1"))
+        try:
+            for _ in range(workers):
+                pool.submit(os.getpid)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    except (OSError, ValueError, NotImplementedError, BrokenProcessPool):
+        return None, 0
+    return pool, workers
+
+
 def _centred(m: np.ndarray, prior: float = 50.0) -> np.ndarray:
     """Rows minus ``n / (n + prior)`` of their mean, re-normalised (see the module docstring)."""
     n = len(m)
@@ -319,4 +264,4 @@ def _centred(m: np.ndarray, prior: float = 50.0) -> np.ndarray:
     return m
 
 
-__all__ = ["Embedder", "HashedTfidfEmbedder", "Pair", "SimilarityIndex"]
+__all__ = ["Embedder", "HashedTfidfEmbedder", "Pair", "SimilarityIndex", "skill_text"]

@@ -3,6 +3,7 @@ skill's scores, the plan (and apply it), the near-duplicate pairs and one skill'
 
 from __future__ import annotations
 
+import functools
 import threading
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
@@ -36,7 +37,9 @@ class HealthView(QWidget):
     def __init__(self, store, parent=None):
         super().__init__(parent)
         self.store = store
-        self.run_health = health.run    # (store, *, progress, cancelled) -> HealthRun, on the worker thread
+        # (store, *, progress, cancelled) -> HealthRun, on the worker thread; many vectors are
+        # computed in worker processes (the app's entry points are import-safe)
+        self.run_health = functools.partial(health.run, parallel=True)
         self.confirm = self._confirm_box
         self.inform = self._inform_box
         self.do_apply = lambda actions, exclude: health.apply(store, actions, exclude)
