@@ -359,11 +359,12 @@ def build_parser() -> argparse.ArgumentParser:
              cmd_prompt, json_flag=False)
     pr.add_argument("names", nargs="*", metavar="NAME|PATH")
 
-    from skill_studio import cli_authoring, cli_health, cli_review
+    from skill_studio import cli_authoring, cli_graph, cli_health, cli_review
 
     cli_authoring.register(add)
     cli_review.register(add)
     cli_health.register(add)
+    cli_graph.register(add)
     return p
 
 

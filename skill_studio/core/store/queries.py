@@ -286,3 +286,14 @@ class Queries(Connection):
         return [r[0] for r in self._query(
             "SELECT c.name FROM skill_cards c, json_each(c.depends_on) j "
             "WHERE j.value = ? AND c.name != ? ORDER BY c.name", (name, name))]
+
+    def graph_rows(self) -> list[tuple]:
+        """(name, description, lifecycle, origin, trust_tier, utility_score, freshness, success_rate,
+        use_count, depends_on, conflicts_with, parent_skill_id) of every skill, by name, with the
+        two JSON lists decoded: what the dependency graph is built from."""
+        def names(text: str) -> list[str]:
+            return [] if text == "[]" else json.loads(text)
+
+        return [(*r[:9], names(r[9]), names(r[10]), r[11]) for r in self._rows_of(
+            "SELECT name, description, lifecycle, origin, trust_tier, utility_score, freshness, success_rate, "
+            "use_count, depends_on, conflicts_with, parent_skill_id FROM skill_cards ORDER BY name")]

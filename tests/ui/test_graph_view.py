@@ -1,0 +1,201 @@
+"""The Graph tab: the whole library and the skills around one, problems beside it, filters,
+search, zoom, clicks, exports, and the window keeping it in step; screenshots to look at."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import networkx as nx
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
+
+from skill_studio.core.model import Lifecycle
+from skill_studio.ui import theme
+from skill_studio.ui.graph.graph_canvas import LABEL_SCALE
+from skill_studio.ui.graph.graph_view import GraphView
+from skill_studio.ui.main_window import MainWindow
+from skill_studio.ui.settings import StudioSettings
+from conftest import SCREENSHOTS
+from test_store import make
+
+
+def skill(name, deps=(), conflicts=(), parent=None, lifecycle=Lifecycle.RELEASED):
+    """A skill whose SKILL.md names its dependencies, conflicts and parent in its metadata."""
+    meta = {k: v for k, v in (("depends-on", list(deps)), ("conflicts-with", list(conflicts)),
+                              ("parent", parent)) if v}
+    s = make(name, f"Does {name} work. Use when {name} is needed.", f"# {name}\n", meta=meta or None)
+    assert (s.depends_on, s.conflicts_with, s.parent_skill_id) == (list(deps), list(conflicts), parent)
+    s.lifecycle = lifecycle
+    return s
+
+
+LIBRARY = [
+    skill("git-basics"), skill("commit-messages", ["git-basics"]),
+    skill("release-notes", ["commit-messages", "changelog-format"]), skill("changelog-format"),
+    skill("deploy", ["release-notes", "ci-runner"], lifecycle=Lifecycle.VERIFIED),
+    skill("ci-runner", ["deploy"], lifecycle=Lifecycle.CANDIDATE),                       # a cycle
+    skill("old-deploy", ["git-basics"], conflicts=["deploy"], lifecycle=Lifecycle.DEPRECATED),
+    skill("hotfix", ["deploy", "missing-skill"], parent="deploy", lifecycle=Lifecycle.DEGRADED),
+    skill("pdf-extract"), skill("pdf-forms", ["pdf-extract"], parent="pdf-extract"),
+    skill("lint", conflicts=["format"]), skill("format", lifecycle=Lifecycle.VERIFIED),
+]
+
+
+@pytest.fixture
+def graph_store(store):
+    store.add_many([skill(s.name, s.depends_on, s.conflicts_with, s.parent_skill_id, s.lifecycle) for s in LIBRARY])
+    return store
+
+
+def loaded(qtbot, view):
+    qtbot.waitUntil(lambda: view.prepared is not None and not view.is_running(), timeout=15000)
+    return view
+
+
+@pytest.fixture
+def view(qtbot, graph_store):
+    theme.apply_theme(QApplication.instance(), theme.LIGHT)
+    v = GraphView(graph_store)
+    qtbot.addWidget(v, before_close_func=lambda w: w.shutdown())
+    v.resize(1280, 800)
+    v.show()
+    qtbot.waitExposed(v)
+    v.reload()
+    return loaded(qtbot, v)
+
+
+def test_whole_library_with_ghosts_cycles_and_problems(view, qtbot):
+    assert set(view.scene.nodes) == {s.name for s in LIBRARY} | {"missing-skill"}
+    ghost = view.scene.nodes["missing-skill"]
+    assert ghost.node.missing and ghost.pen().style() == Qt.DashLine
+    assert view.scene.nodes["deploy"].in_cycle and view.scene.nodes["ci-runner"].in_cycle
+    assert not view.scene.nodes["git-basics"].in_cycle
+    texts = [view.problem_list.item(i).text() for i in range(view.problem_list.count())]
+    assert any("ci-runner" in t and "deploy" in t and "cycle" in t.lower() for t in texts)
+    assert any("missing-skill" in t for t in texts)
+    assert any("lint" in t and "format" in t for t in texts)
+    assert view.problems_title.text().startswith("Problems: 1 error(s)")
+    assert view.status.text().startswith("13 of 13 skills")
+    # prerequisites sit above what needs them
+    y = {n: item.pos().y() for n, item in view.scene.nodes.items()}
+    assert y["git-basics"] < y["commit-messages"] < y["release-notes"] < y["deploy"] < y["hotfix"]
+    view.grab().save(str(SCREENSHOTS / "graph-library.png"))
+
+
+def test_focus_on_a_skill_with_hops_and_the_problem_list(view, qtbot):
+    view.set_selected("hotfix")
+    view.depth.setValue(1)
+    view.scope_combo.setCurrentIndex(1)   # around the selected skill
+    loaded(qtbot, view)
+    qtbot.waitUntil(lambda: set(view.scene.nodes) == {"hotfix", "deploy", "missing-skill"}, timeout=10000)
+    assert view.scene.highlighted == {"hotfix"}
+    view.depth.setValue(2)
+    qtbot.waitUntil(lambda: "ci-runner" in view.scene.nodes and not view.is_running(), timeout=10000)
+    assert {"release-notes", "old-deploy", "ci-runner", "missing-skill"} <= set(view.scene.nodes)
+    assert "git-basics" not in view.scene.nodes and "pdf-forms" not in view.scene.nodes
+    view.grab().save(str(SCREENSHOTS / "graph-focused-cycle-missing.png"))
+    # a problem about skills out of view brings them in and outlines them
+    row = next(i for i in range(view.problem_list.count()) if "lint" in view.problem_list.item(i).text())
+    item = view.problem_list.item(row)
+    qtbot.mouseClick(view.problem_list.viewport(), Qt.LeftButton,
+                     pos=view.problem_list.visualItemRect(item).center())
+    qtbot.waitUntil(lambda: {"lint", "format"} <= set(view.scene.nodes) and not view.is_running(), timeout=10000)
+    qtbot.waitUntil(lambda: {"lint", "format"} <= view.scene.highlighted, timeout=5000)
+    view.scope_combo.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: len(view.scene.nodes) == 13 and not view.is_running(), timeout=10000)
+
+
+def test_filters_search_zoom_and_clicks(view, qtbot):
+    deprecated = next(a for a in view.lifecycle_button.menu().actions() if a.data() == "deprecated")
+    deprecated.setChecked(False)
+    qtbot.waitUntil(lambda: "old-deploy" not in view.scene.nodes and not view.is_running(), timeout=10000)
+    assert "deploy" in view.scene.nodes
+    deprecated.setChecked(True)
+    qtbot.waitUntil(lambda: "old-deploy" in view.scene.nodes and not view.is_running(), timeout=10000)
+
+    view.search.setText("pdf")
+    assert view.scene.highlighted == {"pdf-extract", "pdf-forms"}
+    with qtbot.waitSignal(view.skillSelected) as sel:
+        qtbot.keyClick(view.search, Qt.Key_Return)
+    assert sel.args == ["pdf-extract"]
+    view.search.clear()
+
+    canvas = view.canvas
+    canvas.fit()
+    canvas.zoom_by(LABEL_SCALE / canvas.transform().m11() * 0.5)
+    assert not view.scene.nodes["deploy"].label.isVisible()
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key_F)
+    assert view.scene.nodes["deploy"].label.isVisible() == (canvas.transform().m11() >= LABEL_SCALE)
+    canvas.resetTransform()
+    canvas.centerOn(view.scene.nodes["deploy"])
+    canvas._update_detail()
+    assert view.scene.nodes["deploy"].label.isVisible()
+
+    with qtbot.waitSignal(view.skillSelected) as sel:
+        qtbot.mouseClick(canvas.viewport(), Qt.LeftButton, pos=canvas.point_of("deploy"))
+    assert sel.args == ["deploy"] and "deploy" in view.scene.highlighted
+    with qtbot.waitSignal(view.openRequested) as opened:
+        qtbot.mouseDClick(canvas.viewport(), Qt.LeftButton, pos=canvas.point_of("deploy"))
+    assert opened.args == ["deploy"]
+
+
+def test_exports_parse_back(view, tmp_path):
+    out = tmp_path / "exports"
+    out.mkdir()
+    paths = iter([out / "g.png", out / "g.svg", out / "g.graphml", out / "g.gv", out / "g.json", ""])
+    view.ask_save_path = lambda title, name, flt: str(next(paths))
+    for kind in ("png", "svg", "graphml", "dot", "json"):
+        assert view.export(kind), kind
+    assert not view.export("png")   # cancelled: nothing written
+    image = QImage(str(out / "g.png"))
+    assert not image.isNull() and image.width() > 400
+    svg = ET.parse(out / "g.svg").getroot()
+    assert svg.tag.endswith("svg") and "deploy" in (out / "g.svg").read_text()
+    g = nx.read_graphml(out / "g.graphml")
+    assert set(g.nodes) == {s.name for s in LIBRARY} | {"missing-skill"}
+    assert g.has_edge("hotfix", "missing-skill")
+    assert '"ci-runner"' in (out / "g.gv").read_text()
+    data = json.loads((out / "g.json").read_text())
+    assert {n["name"] for n in data["nodes"]} == set(g.nodes) and all("x" in n for n in data["nodes"])
+    assert sorted(p.name for p in out.iterdir()) == ["g.graphml", "g.gv", "g.json", "g.png", "g.svg"]  # no leftovers
+
+
+@pytest.fixture
+def window(qtbot, graph_store, tmp_path):
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    w = MainWindow(graph_store, settings)
+    qtbot.addWidget(w, before_close_func=lambda w: w.graph.view and w.graph.view.shutdown())
+    w.resize(1300, 820)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_the_window_keeps_the_graph_in_step(window, qtbot, graph_store):
+    window.browser.select_name("release-notes")
+    window.actions["show_graph"].trigger()
+    view = loaded(qtbot, window.graph.view)
+    assert window.workspace.currentWidget() is view
+    assert view.scene.highlighted == {"release-notes"}
+    window.browser.select_name("pdf-forms")       # the browser's selection is outlined
+    assert view.scene.highlighted == {"pdf-forms"}
+    with qtbot.waitSignal(view.skillSelected):
+        qtbot.mouseClick(view.canvas.viewport(), Qt.LeftButton, pos=view.canvas.point_of("lint"))
+    assert window.browser.selected_names() == ["lint"]
+    s = graph_store.get("format")
+    changed = skill("format", ["lint"], lifecycle=Lifecycle.VERIFIED)
+    graph_store.update("format", changed, s.version)   # a change elsewhere shows up
+    window.storeChanged.emit()
+    qtbot.waitUntil(lambda: ("format", "lint", "depends") in view.prepared.view.edges() and not view.is_running(),
+                    timeout=10000)
+    window.actions["show_graph"].trigger()
+    ws = window.workspace
+    assert [ws.tabText(i) for i in range(ws.count())].count("Graph") == 1   # opened once
+    with qtbot.waitSignal(view.openRequested):
+        qtbot.mouseDClick(view.canvas.viewport(), Qt.LeftButton, pos=view.canvas.point_of("deploy"))
+    qtbot.waitUntil(lambda: window.workspace.current_designer() is not None, timeout=5000)
+    assert window.workspace.current_designer().session.name == "deploy"
