@@ -146,6 +146,7 @@ class GraphScene(QGraphicsScene):
         self.arrow_items: list[QGraphicsPathItem] = []
         self.overview: list[QGraphicsPathItem] = []   # every node as a plain box, one item per colour
         self.edge_paths: list[tuple[QPainterPath, QPen]] = []   # every edge whole, one path per style
+        self.overview_rects: list[tuple[QBrush, list[QRectF]]] = []
         self.highlighted: set[str] = set()
         self.labels_shown = self.edges_shown = True
         self.bounds = QRectF()
@@ -260,10 +261,14 @@ class GraphScene(QGraphicsScene):
         """What is drawn instead of the node items when zoomed far out: plain boxes batched by
         colour (a few items instead of thousands)."""
         groups: dict[str, QPainterPath] = defaultdict(QPainterPath)
+        rects: dict[str, list[QRectF]] = defaultdict(list)
         for item in self.nodes.values():
             colour = "ghost" if item.node.missing else ("cycle" if item.in_cycle else item.node.lifecycle.value)
             pos = item.pos()
-            groups[colour].addRect(QRectF(pos.x() - BOX_W / 2, pos.y() - BOX_H / 2, BOX_W, BOX_H))
+            rect = QRectF(pos.x() - BOX_W / 2, pos.y() - BOX_H / 2, BOX_W, BOX_H)
+            groups[colour].addRect(rect)
+            rects[colour].append(rect)
+        self.overview_rects = []
         for colour, path in groups.items():
             item = QGraphicsPathItem(path)
             if colour == "ghost":
@@ -277,6 +282,7 @@ class GraphScene(QGraphicsScene):
             item.setVisible(False)
             self.addItem(item)
             self.overview.append(item)
+            self.overview_rects.append((item.brush(), rects[colour]))
 
     # --- state shown on the nodes ---------------------------------------------
 
@@ -312,12 +318,14 @@ class GraphScene(QGraphicsScene):
         painter.translate(-source.left(), -source.top())
         painter.setBrush(Qt.NoBrush)
         for path, pen in self.edge_paths:
-            painter.setPen(pen)
+            plain = QPen(pen)
+            plain.setStyle(Qt.SolidLine)   # dashes and dots are invisible this far out, and slow
+            painter.setPen(plain)
             painter.drawPath(path)
         painter.setPen(Qt.NoPen)
-        for item in self.overview:
-            painter.setBrush(item.brush())
-            painter.drawPath(item.path())
+        for brush, rects in self.overview_rects:
+            painter.setBrush(brush)
+            painter.drawRects(rects)   # far quicker than filling one path of thousands of boxes
         painter.end()
 
     def node_at(self, pos: QPointF, transform) -> str | None:
