@@ -314,7 +314,8 @@ class GraphScene(QGraphicsScene):
         """Draw the edges and the plain boxes of ``source`` into ``image`` (a few paths, not
         thousands of items)."""
         painter = QPainter(image)
-        painter.scale(image.width() / source.width(), image.height() / source.height())
+        scale = image.width() / source.width()   # one scale for both axes: a non-uniform one is drawn far slower
+        painter.scale(scale, scale)
         painter.translate(-source.left(), -source.top())
         painter.setBrush(Qt.NoBrush)
         for path, pen in self.edge_paths:
