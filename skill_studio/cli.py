@@ -361,10 +361,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from skill_studio import cli_authoring, cli_graph, cli_health, cli_review
 
-    cli_authoring.register(add)
-    cli_review.register(add)
-    cli_health.register(add)
-    cli_graph.register(add)
+    for module in (cli_authoring, cli_review, cli_health, cli_graph):   # the commands of each area
+        module.register(add)
     return p
 
 
