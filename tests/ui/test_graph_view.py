@@ -199,3 +199,47 @@ def test_the_window_keeps_the_graph_in_step(window, qtbot, graph_store):
         qtbot.mouseDClick(view.canvas.viewport(), Qt.LeftButton, pos=view.canvas.point_of("deploy"))
     qtbot.waitUntil(lambda: window.workspace.current_designer() is not None, timeout=5000)
     assert window.workspace.current_designer().session.name == "deploy"
+
+
+def test_big_graph_edges_drawn_from_pictures_look_the_same(view, qtbot, monkeypatch):
+    """Zoomed in or out on a big graph, the edges come from a picture drawn once; it shows what
+    the edge items themselves would."""
+    from skill_studio.ui.graph import graph_canvas
+
+    canvas = view.canvas
+
+    def grab(pictured):
+        monkeypatch.setattr(graph_canvas, "PICTURE_EDGES", 1 if pictured else 10 ** 9)
+        monkeypatch.setattr(graph_canvas, "OVERVIEW_PIXELS", 10 ** 9 if pictured else 0)
+        canvas._picture = None
+        canvas._update_detail()
+        return canvas.viewport().grab().toImage()
+
+    def differing(a, b):
+        """How far apart two frames look: mean grey difference after shrinking both 4 times
+        (so a line drawn half a pixel aside counts for little, a line missing for much)."""
+        small = [QImage(i).scaled(i.width() // 4, i.height() // 4, Qt.IgnoreAspectRatio, Qt.SmoothTransformation)
+                 .convertToFormat(QImage.Format_Grayscale8) for i in (a, b)]
+        w, h = small[0].width(), small[0].height()
+        total = sum(abs(small[0].pixelColor(x, y).value() - small[1].pixelColor(x, y).value())
+                    for x in range(w) for y in range(h))
+        return total / (w * h)
+
+    def bare():   # a picture with nothing in it: what missing edges would look like
+        with monkeypatch.context() as m:
+            m.setattr(view.scene, "render_edges", lambda image, source: None)
+            m.setattr(view.scene, "render_overview", lambda image, source: None)
+            return grab(True)
+
+    for scale in (1.0, 0.3):   # life size; zoomed out past the labels
+        canvas.resetTransform()
+        canvas.scale(scale, scale)
+        canvas.centerOn(view.scene.nodes["release-notes"])
+        pictured = grab(True)
+        assert not view.scene.edges_shown
+        direct = grab(False)
+        assert view.scene.edges_shown   # drawn by the items themselves
+        assert differing(pictured, direct) < differing(bare(), direct) / 5, scale
+    canvas.horizontalScrollBar().setValue(canvas.horizontalScrollBar().value() + 900)   # out of the picture
+    pictured, direct = grab(True), grab(False)
+    assert differing(pictured, direct) < differing(bare(), direct) / 5

@@ -15,6 +15,11 @@ MIN_SCALE, MAX_SCALE = 0.02, 4.0
 #: Zoomed out, the edges and boxes are drawn once into a picture of at most this many pixels
 #: and each frame only shows the picture; a bigger one is not worth its memory.
 OVERVIEW_PIXELS = 12_000_000
+#: Zoomed in on a big graph, the edges around the view (this share of its size on each side)
+#: are drawn once into a picture, and the frames show the picture until the view leaves it:
+#: thousands of long edges crossing a view cost more than a frame's time to draw.
+MARGIN = 0.3
+PICTURE_EDGES = 6000   # from this many edges on (below, drawing them directly is quick enough)
 
 
 class GraphCanvas(QGraphicsView):
@@ -71,7 +76,8 @@ class GraphCanvas(QGraphicsView):
         scale = self.transform().m11()
         detail = scale >= LABEL_SCALE
         source = self.graph_scene.bounds
-        pictured = not detail and source.width() * source.height() * scale * scale <= OVERVIEW_PIXELS
+        pictured = (source.width() * source.height() * scale * scale <= OVERVIEW_PIXELS if not detail
+                    else self.graph_scene.edge_count >= PICTURE_EDGES)
         self.graph_scene.show_labels(detail, edges=not pictured)
         self.setRenderHint(QPainter.Antialiasing, detail)   # smooth curves are invisible far out, and costly
         if not pictured:
@@ -80,18 +86,27 @@ class GraphCanvas(QGraphicsView):
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         super().drawBackground(painter, rect)
         scene = self.graph_scene
-        if scene.labels_shown or scene.edges_shown:
+        if scene.edges_shown:
             return
         scale = self.transform().m11()
-        if self._picture is None or self._picture[:2] != (scene.generation, scale):
-            source = scene.bounds
+        view = self.mapToScene(self.viewport().rect()).boundingRect()
+        picture = self._picture
+        if picture is None or picture[:2] != (scene.generation, scale) or (
+                scene.labels_shown and not picture[2].contains(view)):
+            if scene.labels_shown:   # zoomed in: the edges around the view
+                source = view.adjusted(-view.width() * MARGIN, -view.height() * MARGIN,
+                                       view.width() * MARGIN, view.height() * MARGIN)
+            else:                    # zoomed out: everything
+                source = scene.bounds
             image = QImage(max(1, round(source.width() * scale)), max(1, round(source.height() * scale)),
                            QImage.Format_ARGB32_Premultiplied)
             image.fill(0)
-            scene.render_overview(image, source)
-            self._picture = (scene.generation, scale, source, image)
-        _, _, source, image = self._picture
-        painter.drawImage(source, image)
+            if scene.labels_shown:
+                scene.render_edges(image, source)
+            else:
+                scene.render_overview(image, source)
+            self._picture = picture = (scene.generation, scale, source, image)
+        painter.drawImage(picture[2], picture[3])
 
     def wheelEvent(self, event) -> None:
         steps = event.angleDelta().y() / 120.0

@@ -147,6 +147,8 @@ class GraphScene(QGraphicsScene):
         self.overview: list[QGraphicsPathItem] = []   # every node as a plain box, one item per colour
         self.edge_paths: list[tuple[QPainterPath, QPen]] = []   # every edge whole, one path per style
         self.overview_rects: list[tuple[QBrush, list[QRectF]]] = []
+        self._edge_count = 0
+        self._cells: dict[tuple[int, int], list[QGraphicsPathItem]] = defaultdict(list)   # region: its batches
         self.highlighted: set[str] = set()
         self.labels_shown = self.edges_shown = True
         self.bounds = QRectF()
@@ -158,6 +160,8 @@ class GraphScene(QGraphicsScene):
         self.clear()
         self.nodes, self.edge_items, self.arrow_items, self.overview = {}, [], [], []
         self.edge_paths = []
+        self._edge_count = 0
+        self._cells = defaultdict(list)
         self.highlighted = set()
         self.tokens = tokens = theme.current_tokens()
         self.setBackgroundBrush(QColor(tokens.window))
@@ -188,6 +192,7 @@ class GraphScene(QGraphicsScene):
 
     def _build_edges(self, graph: SkillGraph, positions, cyclic: set[str], tokens: theme.Tokens) -> None:
         edges = [(u, v, kind) for u, v, kind in graph.edges() if u in positions and v in positions and u != v]
+        self._edge_count = len(edges)
         if not edges:
             return
         p = np.array([positions[u] for u, _, _ in edges], float) * (UNIT_X, UNIT_Y)
@@ -233,7 +238,7 @@ class GraphScene(QGraphicsScene):
             pen.setCosmetic(True)   # as wide on screen at any zoom, and much cheaper to draw
         self.edge_paths = [(whole[style], pens[style]) for style in whole]
         arrows = {EDGE_DEPENDS: muted, "ghost": muted, "cycle": QColor(CYCLE_RED)}
-        for (style, _, _), idx in line_groups.items():
+        for (style, cx, cy), idx in line_groups.items():
             lines = QPainterPath()
             for k in idx:
                 lines.moveTo(starts[k, 0], starts[k, 1])
@@ -244,7 +249,8 @@ class GraphScene(QGraphicsScene):
             item.setZValue(0)
             self.addItem(item)
             self.edge_items.append(item)
-        for (style, _, _), idx in head_groups.items():
+            self._cells[(cx, cy)].append(item)
+        for (style, cx, cy), idx in head_groups.items():
             if style not in arrows:
                 continue
             heads = QPainterPath()
@@ -256,6 +262,7 @@ class GraphScene(QGraphicsScene):
             head.setZValue(0)
             self.addItem(head)
             self.arrow_items.append(head)
+            self._cells[(cx, cy)].append(head)
 
     def _build_overview(self, tokens: theme.Tokens) -> None:
         """What is drawn instead of the node items when zoomed far out: plain boxes batched by
@@ -304,7 +311,7 @@ class GraphScene(QGraphicsScene):
         for name, item in self.nodes.items():
             item.setVisible(shown or name in self.highlighted)
         for item in self.arrow_items:
-            item.setVisible(shown)
+            item.setVisible(shown and edges)
         for item in self.edge_items:
             item.setVisible(edges)
         for item in self.overview:
@@ -328,6 +335,34 @@ class GraphScene(QGraphicsScene):
             painter.setBrush(brush)
             painter.drawRects(rects)   # far quicker than filling one path of thousands of boxes
         painter.end()
+
+    def render_edges(self, image: QImage, source: QRectF) -> None:
+        """Draw the edges (with arrowheads) that cross ``source`` into ``image``: the batches
+        of the regions around it, found with the scene's index; the rest is cut off."""
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.Antialiasing, self._edge_count <= SMOOTH_EDGES)
+        scale = image.width() / source.width()
+        painter.scale(scale, scale)
+        painter.translate(-source.left(), -source.top())
+        # A batch holds the pieces whose middle is in its region: they reach at most half a
+        # region beyond it, so the regions one further out are enough.
+        cols = range(math.floor(source.left() / REGION) - 1, math.floor(source.right() / REGION) + 2)
+        rows = range(math.floor(source.top() / REGION) - 1, math.floor(source.bottom() / REGION) + 2)
+        for cx in cols:
+            for cy in rows:
+                for item in self._cells.get((cx, cy), ()):
+                    if isinstance(item, EdgeBatch):
+                        painter.setPen(item.pen())
+                        painter.setBrush(Qt.NoBrush)
+                    else:
+                        painter.setPen(Qt.NoPen)
+                        painter.setBrush(item.brush())
+                    painter.drawPath(item.path())
+        painter.end()
+
+    @property
+    def edge_count(self) -> int:
+        return self._edge_count
 
     def node_at(self, pos: QPointF, transform) -> str | None:
         item = self.itemAt(pos, transform)
