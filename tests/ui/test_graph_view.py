@@ -83,6 +83,12 @@ def test_whole_library_with_ghosts_cycles_and_problems(view, qtbot):
     y = {n: item.pos().y() for n, item in view.scene.nodes.items()}
     assert y["git-basics"] < y["commit-messages"] < y["release-notes"] < y["deploy"] < y["hotfix"]
     view.grab().save(str(SCREENSHOTS / "graph-library.png"))
+    light = view.scene.nodes["deploy"].brush().color()
+    theme.apply_theme(QApplication.instance(), theme.DARK)   # the graph follows the theme
+    qtbot.waitUntil(lambda: view.scene.nodes["deploy"].brush().color() != light, timeout=3000)
+    assert view.scene.backgroundBrush().color().lightness() < 80
+    view.grab().save(str(SCREENSHOTS / "graph-library-dark.png"))
+    theme.apply_theme(QApplication.instance(), theme.LIGHT)
 
 
 def test_focus_on_a_skill_with_hops_and_the_problem_list(view, qtbot):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
                                QSpinBox, QSplitter, QStyle, QToolButton, QVBoxLayout, QWidget)
@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListW
 from skill_studio.core import graph as core_graph
 from skill_studio.core import graph_layout
 from skill_studio.core.model import Lifecycle, Origin
+from skill_studio.ui import theme
 from skill_studio.ui.graph import graph_export
 from skill_studio.ui.graph.graph_canvas import GraphCanvas
 from skill_studio.ui.graph.graph_scene import CYCLE_RED, GraphScene
@@ -280,6 +281,16 @@ class GraphView(QWidget):
         self._show_highlights()
         self._finished()
         self.ready.emit()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        # The theme changed: the scene's colours come from it, so draw the same graph again.
+        if (event.type() == QEvent.StyleChange and self.prepared is not None
+                and self.scene.tokens != theme.current_tokens()):
+            p = self.prepared
+            self.scene.build(p.view, p.positions, p.problems)
+            self.canvas._update_detail()
+            self._show_highlights()
 
     @Slot(str)
     def _failed(self, message: str) -> None:
