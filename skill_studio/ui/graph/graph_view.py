@@ -19,7 +19,7 @@ from skill_studio.ui import theme
 from skill_studio.ui.graph import graph_export
 from skill_studio.ui.graph.graph_canvas import GraphCanvas
 from skill_studio.ui.graph.graph_scene import CYCLE_RED, GraphScene
-from skill_studio.ui.health.health_worker import HealthWorker, start_worker
+from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
 
 LAYOUTS = (("layered", "Layered"), ("spring", "Force-directed"), ("radial", "Radial"))
 
@@ -71,7 +71,7 @@ def prepare(store, scope: Scope, cache: dict, *, progress=None, cancelled=None) 
     return Prepared(full, view, positions, problems, scope, key)
 
 
-class GraphView(QWidget):
+class GraphView(WorkerOwner, QWidget):
     """Signals: ``skillSelected`` (a node was clicked), ``openRequested`` (double-clicked)."""
 
     skillSelected = Signal(str)
@@ -252,13 +252,13 @@ class GraphView(QWidget):
         self._cancel = threading.Event()
         scope, cache = self.scope, dict(self._cache)
         self.status.setText("Laying out the graph…")
-        worker = HealthWorker(lambda store, progress, cancelled: prepare(store, scope, cache, cancelled=cancelled),
+        worker = TaskWorker(lambda store, progress, cancelled: prepare(store, scope, cache, cancelled=cancelled),
                               self.store, self._cancel)
         worker.succeeded.connect(self._loaded, Qt.QueuedConnection)
         worker.failed.connect(self._failed, Qt.QueuedConnection)
         worker.interrupted.connect(self._finished, Qt.QueuedConnection)
         self._worker = worker
-        self._thread = start_worker(worker, self)
+        self._thread = start_worker(worker, self, "graph-layout")
 
     def store_changed(self) -> None:
         if self.prepared is not None:
@@ -302,16 +302,6 @@ class GraphView(QWidget):
         self._running = False
         if self._again:
             self.reload()
-
-    def shutdown(self) -> None:
-        self._cancel.set()
-        if self._thread is not None and self._thread.isRunning():
-            self._thread.quit()
-            self._thread.wait()
-
-    def closeEvent(self, event) -> None:
-        self.shutdown()
-        super().closeEvent(event)
 
     # --- problems, search, selection ------------------------------------------------
 

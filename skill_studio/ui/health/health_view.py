@@ -17,12 +17,12 @@ from skill_studio.ui.health.health_models import (BAR_COLUMNS, HEALTH_COLUMN, NA
 from skill_studio.ui.health.health_pairs import PairsPanel, pair_roles, table_view
 from skill_studio.ui.health.health_parts import BarDelegate, SummaryStrip, TrendChart
 from skill_studio.ui.health.health_settings import HealthSettingsPage
-from skill_studio.ui.health.health_worker import HealthWorker, start_worker
+from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
 
 ALL_BANDS = "All bands"
 
 
-class HealthView(QWidget):
+class HealthView(WorkerOwner, QWidget):
     """Health checks on demand. ``run_health``, ``confirm``, ``inform`` and ``do_apply`` are plain
     attributes the window (or a test) may replace; the view itself writes nothing but the
     thresholds and dismissed pairs unless ``do_apply`` does."""
@@ -182,14 +182,14 @@ class HealthView(QWidget):
             self._thread.wait()
             self._thread.deleteLater()
         self._cancel = threading.Event()
-        self._worker = worker = HealthWorker(self.run_health, self.store, self._cancel)
+        self._worker = worker = TaskWorker(self.run_health, self.store, self._cancel)
         worker.progressed.connect(self._on_progress, Qt.QueuedConnection)
         worker.succeeded.connect(self._on_succeeded, Qt.QueuedConnection)
         worker.interrupted.connect(self._on_interrupted, Qt.QueuedConnection)
         worker.failed.connect(self._on_failed, Qt.QueuedConnection)
         self._set_running(True)
         self.status_label.setText("Running the health check\u2026")
-        self._thread = start_worker(worker, self)
+        self._thread = start_worker(worker, self, "health-check")
         return True
 
     def cancel(self) -> None:
@@ -198,17 +198,6 @@ class HealthView(QWidget):
             self._cancel.set()
             self.cancel_button.setEnabled(False)
             self.stage_label.setText("Cancelling\u2026")
-
-    def shutdown(self) -> None:
-        """Stop a running check and wait for its thread (before the view goes away)."""
-        self._cancel.set()
-        if self._thread is not None and self._thread.isRunning():
-            self._thread.quit()
-            self._thread.wait()
-
-    def closeEvent(self, event) -> None:
-        self.shutdown()
-        super().closeEvent(event)
 
     def _set_running(self, running: bool) -> None:
         self._running = running

@@ -1,5 +1,5 @@
-"""A health check run on its own thread: progress and the result come back as queued signals,
-and a cancel flag is read by the run between steps."""
+"""Long work (a health check, loading and laying out the graph) on its own thread: progress and
+the result come back as queued signals, and a cancel flag is read by the work between steps."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, QThread, Qt, Signal, Slot
 
 
-class HealthWorker(QObject):
+class TaskWorker(QObject):
     """Calls ``run_fn(store, progress=..., cancelled=...)`` once, in the thread it was moved to.
     Never touches a widget: everything it learns leaves as a signal."""
 
@@ -45,14 +45,33 @@ class HealthWorker(QObject):
             self.done.emit()
 
 
-def start_worker(worker: HealthWorker, parent: QObject) -> QThread:
+def start_worker(worker: TaskWorker, parent: QObject, name: str = "task") -> QThread:
     """Move ``worker`` to a new thread (a child of ``parent``) and run it. Returns the thread: the
     caller keeps the worker and the thread, and waits for the thread before ``parent`` goes away."""
     thread = QThread(parent)
-    thread.setObjectName("health-check")
+    thread.setObjectName(name)
     worker.moveToThread(thread)
     thread.started.connect(worker.run)
     # Direct: the thread's loop stops as soon as the run returns, not when the GUI gets round to it.
     worker.done.connect(thread.quit, Qt.DirectConnection)
     thread.start()
     return thread
+
+
+class WorkerOwner:
+    """For a widget that runs a :class:`TaskWorker` in ``self._thread`` with the cancel flag
+    ``self._cancel``: stops the work and waits for the thread before the widget goes."""
+
+    _thread: QThread | None = None
+    _cancel: threading.Event
+
+    def shutdown(self) -> None:
+        """Stop running work and wait for its thread (before the view goes away)."""
+        self._cancel.set()
+        if self._thread is not None and self._thread.isRunning():
+            self._thread.quit()
+            self._thread.wait()
+
+    def closeEvent(self, event) -> None:
+        self.shutdown()
+        super().closeEvent(event)
