@@ -78,6 +78,8 @@ def test_whole_library_with_ghosts_cycles_and_problems(view, qtbot):
     assert any("missing-skill" in t for t in texts)
     assert any("lint" in t and "format" in t for t in texts)
     assert view.problems_title.text().startswith("Problems: 1 error(s)")
+    tip = view.scene.nodes["deploy"].toolTip()   # what hovering shows
+    assert "Does deploy work" in tip and "verified" in tip and "utility" in tip and "freshness" in tip
     assert view.status.text().startswith("13 of 13 skills")
     # prerequisites sit above what needs them
     y = {n: item.pos().y() for n, item in view.scene.nodes.items()}
@@ -147,6 +149,25 @@ def test_filters_search_zoom_and_clicks(view, qtbot):
     with qtbot.waitSignal(view.openRequested) as opened:
         qtbot.mouseDClick(canvas.viewport(), Qt.LeftButton, pos=canvas.point_of("deploy"))
     assert opened.args == ["deploy"]
+
+
+def test_positions_are_kept_until_the_graph_changes(view, qtbot, graph_store, monkeypatch):
+    from skill_studio.core import graph_layout
+
+    calls = []
+    real = graph_layout.LAYOUTS["layered"]
+    monkeypatch.setitem(graph_layout.LAYOUTS, "layered", lambda g: calls.append(len(g)) or real(g))
+    before = {n: item.pos() for n, item in view.scene.nodes.items()}
+    s = graph_store.get("lint")   # a change that leaves the graph as it is
+    graph_store.update("lint", skill("lint", conflicts=["format"]), s.version)
+    view.store_changed()
+    qtbot.waitUntil(lambda: not view.is_running(), timeout=10000)
+    assert calls == [] and {n: item.pos() for n, item in view.scene.nodes.items()} == before
+    s = graph_store.get("format")   # a new edge: laid out again
+    graph_store.update("format", skill("format", ["git-basics"], lifecycle=Lifecycle.VERIFIED), s.version)
+    view.store_changed()
+    qtbot.waitUntil(lambda: bool(calls) and not view.is_running(), timeout=10000)
+    assert ("format", "git-basics", "depends") in view.prepared.view.edges()
 
 
 def test_exports_parse_back(view, tmp_path):
