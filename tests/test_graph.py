@@ -256,6 +256,17 @@ def test_graphml_reads_back_with_the_same_nodes_and_edges(tmp_path):
     assert "lifecycle" not in back.nodes["gone"]
 
 
+def test_graphml_holds_names_and_texts_with_control_characters(tmp_path):
+    g = SkillGraph.from_rows([("bell\x07name", "Rings \x01 twice.\nThen stops.", "released", "human", 3, 0.5, 0.9,
+                               0.7, 4, ["dep\x0bname"], [], None)])
+    path = tmp_path / "g.graphml"
+    write_graphml(g, path)
+    back = nx.read_graphml(path)   # well-formed XML
+    assert set(back.nodes) == {"bell\ufffdname", "dep\ufffdname"}
+    assert back.nodes["bell\ufffdname"]["description"] == "Rings \ufffd twice.\nThen stops."
+    assert back.has_edge("bell\ufffdname", "dep\ufffdname")
+
+
 def test_json_round_trips():
     g = sample()
     data = json.loads(json.dumps(to_json(g, layered_layout(g))))

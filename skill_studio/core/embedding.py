@@ -35,8 +35,9 @@ STOP_WORDS = frozenset(
 _TABLE = bytes(c if (48 <= c <= 57 or 97 <= c <= 122 or c >= 128) else
                (c + 32 if 65 <= c <= 90 else 32) for c in range(256))
 _SPACE = 32
-#: How much of a skill's content is embedded (characters from the start).
+#: How much of a skill's content is embedded (characters from the start), and of its other parts.
 MAX_CONTENT = 8_000
+MAX_DESCRIPTION, MAX_NAME = 4_000, 256
 
 _U32 = np.uint32
 _BASE = 0x01000193                       # the polynomial's base (odd, so invertible mod 2^32)
@@ -58,8 +59,9 @@ class Embedder(Protocol):
 
 
 def skill_text(name: str, description: str, content: str, max_content: int = MAX_CONTENT) -> str:
-    """The text a skill is embedded from: its name twice, description and content's start."""
-    return f"{name} {name}\n{description}\n{content[:max_content]}"
+    """The text a skill is embedded from: its name twice, description and content's start
+    (a description is at most 1,024 characters by the format; a longer one is cut too)."""
+    return f"{name[:MAX_NAME]} {name[:MAX_NAME]}\n{description[:MAX_DESCRIPTION]}\n{content[:max_content]}"
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -90,6 +92,7 @@ class HashedTfidfEmbedder:
     GRAMS = (3, 4, 5)
     CHUNK = 64            # texts per product: a small batch keeps its vocabulary (the product's width) small
     parallel = True       # may be copied into worker processes (see SimilarityIndex.refresh)
+    VOCABULARY_BLOCK = 8_192
 
     def __init__(self, dim: int = 512):
         self.dim = int(dim)
@@ -197,8 +200,13 @@ class HashedTfidfEmbedder:
         present = counts > 0
         np.log(counts, out=counts, where=present)
         counts += present            # 1 + log count where the word occurs, 0 elsewhere
-        features = self._features(tables, starts[where], ends[where] - starts[where], vocab)
-        acc = counts @ features
+        # Feature rows a block of words at a time: a batch of unusual texts can have a vocabulary
+        # of a hundred thousand words, whose rows all at once would take hundreds of megabytes.
+        acc = np.zeros((n, dim), np.float32)
+        for lo in range(0, u, self.VOCABULARY_BLOCK):
+            hi = min(u, lo + self.VOCABULARY_BLOCK)
+            at = where[lo:hi]
+            acc += counts[:, lo:hi] @ self._features(tables, starts[at], ends[at] - starts[at], vocab[lo:hi])
         # Bigrams of neighbouring words in the same text, hashed from the two words' hashes.
         same = doc[:-1] == doc[1:]
         if same.any():

@@ -10,6 +10,7 @@ and reported, and has no fields of its own.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterable
@@ -323,18 +324,27 @@ def to_dot(g: SkillGraph) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Characters XML 1.0 cannot hold at all, even escaped (a skill's text may contain them).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
 def graphml_graph(g: SkillGraph) -> nx.MultiDiGraph:
-    """A copy with only string, number and boolean attributes (what GraphML can hold)."""
+    """A copy with only string, number and boolean attributes (what GraphML can hold); characters
+    XML cannot hold become U+FFFD."""
     out = nx.MultiDiGraph()
     for n in g.nodes():
-        attrs = {"description": n.description, "missing": n.missing, "trust_tier": n.trust_tier,
+        attrs = {"description": _xml(n.description), "missing": n.missing, "trust_tier": n.trust_tier,
                  "utility": n.utility, "freshness": n.freshness, "success_rate": n.success_rate,
                  "uses": n.uses}
         if not n.missing:
             attrs["lifecycle"], attrs["origin"] = n.lifecycle.value, n.origin.value
-        out.add_node(n.name, **attrs)
+        out.add_node(_xml(n.name), **attrs)
     for u, v, k in g.edges():
-        out.add_edge(u, v, key=k, kind=k)
+        out.add_edge(_xml(u), _xml(v), key=k, kind=k)
     return out
 
 

@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 from skill_studio.core import scores
 from skill_studio.core.lifecycle import Change, MOVES, move
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
-from skill_studio.core.store import Filters, Store, StoreError
+from skill_studio.core.store import Store, StoreError
 
 DEFAULTS: dict[str, float | bool] = {
     "health.weight_utility": 0.4, "health.weight_redundancy": 0.2, "health.weight_freshness": 0.2,
@@ -112,12 +112,12 @@ def compute(store: Store, *, now: datetime | None = None, index=None, progress: 
     if cancelled():
         raise InterruptedError("health check cancelled")
     out = []
-    for s in store.list(Filters(), summary=True):
-        red = redundancy(best.get(s.name, 0.0), cfg["health.redundancy_floor"])
-        risk = 1.0 - s.success_rate
-        h = health_score(s.utility_score, red, s.freshness, risk, cfg)
-        out.append(SkillHealth(s.name, s.origin, s.lifecycle, s.trust_tier, bool(s.pinned), s.use_count,
-                               s.utility_score, red, s.freshness, risk, round(h, 6)))
+    for name, origin, lifecycle, tier, pinned, uses, utility, success, freshness in store.health_rows():
+        red = redundancy(best.get(name, 0.0), cfg["health.redundancy_floor"])
+        risk = 1.0 - success
+        h = health_score(utility, red, freshness, risk, cfg)
+        out.append(SkillHealth(name, Origin(origin), Lifecycle(lifecycle), TrustTier(tier), bool(pinned), uses,
+                               utility, red, freshness, risk, round(h, 6)))
     return out, pairs
 
 

@@ -14,6 +14,7 @@ would discount, stops making unrelated skills look alike. The share is ``n / (n 
 
 from __future__ import annotations
 
+import ctypes
 import os
 import pickle
 from collections import deque
@@ -215,6 +216,31 @@ _THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS
 def _init_worker(embedder: Embedder) -> None:
     global _worker_embedder
     _worker_embedder = embedder
+    _one_math_thread()
+
+
+def _one_math_thread() -> None:
+    """In a worker process: one thread for the math library (the workers are the parallelism;
+    more threads than cores make every product slower). The library was loaded with numpy
+    before this runs, so it is told through its own call where it has one (OpenBLAS, as
+    numpy's wheels bundle it, or a system one); the variables cover libraries loaded later."""
+    os.environ.update(dict.fromkeys(_THREAD_VARIABLES, "1"))
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower() and "/" in line}
+    except OSError:   # not Linux: the library keeps its own count
+        return
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for symbol in ("openblas_set_num_threads", "scipy_openblas_set_num_threads64_",
+                       "scipy_openblas_set_num_threads", "openblas_set_num_threads64_"):
+            setter = getattr(lib, symbol, None)
+            if setter is not None:
+                setter(1)
+                break
 
 
 def _embed_in_worker(texts: list[str]) -> np.ndarray:
@@ -233,21 +259,7 @@ def _worker_pool(embedder: Embedder, count: int, threshold: int | None) -> tuple
     try:
         pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
                                    initializer=_init_worker, initargs=(embedder,))
-        # Each worker gets one math-library thread (the workers are the parallelism; more threads
-        # than cores make every product slower). The variables are read when a worker starts,
-        # and a worker starts with each of the first submissions, so they are set only for these.
-        saved = {k: os.environ.get(k) for k in _THREAD_VARIABLES}
-        os.environ.update(dict.fromkeys(_THREAD_VARIABLES, "1"))
-        try:
-            for _ in range(workers):
-                pool.submit(os.getpid)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-    except (OSError, ValueError, NotImplementedError, BrokenProcessPool):
+    except (OSError, ValueError, NotImplementedError):
         return None, 0
     return pool, workers
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import shiboken6
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
 
@@ -101,6 +102,10 @@ class Workspace(QTabWidget):
     def _saved(self, designer) -> None:
         self._retitle(designer)
         self.storeChanged.emit()
+
+    def holds(self, widget: QWidget | None) -> bool:
+        """Whether ``widget`` is one of the tabs now (a closed tab's widget is deleted)."""
+        return widget is not None and shiboken6.isValid(widget) and self.indexOf(widget) >= 0
 
     def add_fixed_tab(self, widget: QWidget, title: str) -> int:
         """A tab that stays open, after the library and the other fixed ones."""

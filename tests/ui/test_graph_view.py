@@ -4,6 +4,7 @@ search, zoom, clicks, exports, and the window keeping it in step; screenshots to
 from __future__ import annotations
 
 import json
+import time
 import xml.etree.ElementTree as ET
 
 import networkx as nx
@@ -189,6 +190,7 @@ def test_exports_parse_back(view, tmp_path):
     data = json.loads((out / "g.json").read_text())
     assert {n["name"] for n in data["nodes"]} == set(g.nodes) and all("x" in n for n in data["nodes"])
     assert sorted(p.name for p in out.iterdir()) == ["g.graphml", "g.gv", "g.json", "g.png", "g.svg"]  # no leftovers
+    assert {p.stat().st_mode & 0o777 for p in out.iterdir()} == {0o644}   # readable like any saved file
 
 
 @pytest.fixture
@@ -226,6 +228,14 @@ def test_the_window_keeps_the_graph_in_step(window, qtbot, graph_store):
         qtbot.mouseDClick(view.canvas.viewport(), Qt.LeftButton, pos=view.canvas.point_of("deploy"))
     qtbot.waitUntil(lambda: window.workspace.current_designer() is not None, timeout=5000)
     assert window.workspace.current_designer().session.name == "deploy"
+    # closed, the tab opens again; selections and changes meanwhile do no harm
+    ws.close_designer(ws.indexOf(view))
+    qtbot.wait(50)                     # the closed view is deleted
+    window.browser.select_name("lint")
+    window.storeChanged.emit()
+    window.actions["show_graph"].trigger()
+    again = loaded(qtbot, window.graph.view)
+    assert again is not view and ws.currentWidget() is again and again.scene.highlighted == {"lint"}
 
 
 def test_big_graph_edges_drawn_from_pictures_look_the_same(view, qtbot, monkeypatch):
@@ -270,3 +280,42 @@ def test_big_graph_edges_drawn_from_pictures_look_the_same(view, qtbot, monkeypa
     canvas.horizontalScrollBar().setValue(canvas.horizontalScrollBar().value() + 900)   # out of the picture
     pictured, direct = grab(True), grab(False)
     assert differing(pictured, direct) < differing(bare(), direct) / 5
+
+
+def test_filters_that_hide_the_focus_the_search_hits_or_everything(view, qtbot):
+    told = []
+    view.tell = lambda title, text: told.append(text)
+    view.set_selected("old-deploy")
+    view.layout_combo.setCurrentIndex(view.layout_combo.findData("radial"))
+    view.scope_combo.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: not view.is_running() and "old-deploy" in view.scene.nodes, timeout=10000)
+    view.search.setText("old-deploy")
+    assert view._hits == ["old-deploy"]
+    deprecated = next(a for a in view.lifecycle_button.menu().actions() if a.data() == "deprecated")
+    deprecated.setChecked(False)      # hides the focused skill and the search hit
+    qtbot.waitUntil(lambda: not view.is_running() and "old-deploy" not in view.scene.nodes, timeout=10000)
+    assert told == [] and view.scene.nodes   # laid out around what is left, layered
+    assert view._hits == []
+    qtbot.keyClick(view.search, Qt.Key_Return)   # nothing to go to, nothing breaks
+    view.scope_combo.setCurrentIndex(0)
+    view.canvas.resetTransform()
+    view.canvas.scale(0.3, 0.3)
+    for action in view.lifecycle_button.menu().actions():   # nothing at all to show
+        action.setChecked(False)
+    qtbot.waitUntil(lambda: not view.is_running() and not view.scene.nodes, timeout=10000)
+    view.canvas._update_detail()
+    assert not view.canvas.viewport().grab().isNull() and told == []
+    assert view.status.text().startswith("0 of 13 skills")
+
+
+def test_closing_while_a_reload_waits_starts_nothing_more(view, qtbot, monkeypatch):
+    from skill_studio.ui.graph import graph_view
+
+    real = graph_view.prepare
+    monkeypatch.setattr(graph_view, "prepare", lambda *a, **k: (time.sleep(0.3), real(*a, **k))[1])
+    view.reload()
+    view.store_changed()              # a second load waits for the first
+    assert view.is_running() and view._again
+    view.shutdown()
+    qtbot.wait(600)                   # the first load's result arrives after the shutdown
+    assert not view._thread.isRunning() and not view.is_running()

@@ -167,3 +167,20 @@ def test_delete_from_the_window_refuses_dependents_deletes_them_together_and_ask
     assert actions.delete(["csv-cleanup"]) == [] and "csv-cleanup" in seeded_store and asked
     actions.undo()
     assert {"release-notes", "needs-notes"} <= set(seeded_store.names())
+
+
+def test_closed_audit_and_health_tabs_open_again(window, qtbot, seeded_store):
+    ws = window.workspace
+    window.actions["show_audit"].trigger()
+    window.actions["show_health"].trigger()
+    audit, health_view = window.review.audit, window.review.health
+    for view in (audit, health_view):
+        assert ws.close_designer(ws.indexOf(view))
+    qtbot.wait(50)                                    # the closed views are deleted
+    name = window.review.queue.current_name()
+    window.review.actions.move([name], "promote", "checked")   # refreshes what is open, nothing else
+    assert seeded_store.get(name).lifecycle is Lifecycle.VERIFIED
+    window.actions["show_audit"].trigger()
+    assert window.review.audit is not audit and ws.currentWidget() is window.review.audit
+    window.actions["show_health"].trigger()
+    assert window.review.health is not health_view and ws.currentWidget() is window.review.health

@@ -287,6 +287,13 @@ class Queries(Connection):
             "SELECT c.name FROM skill_cards c, json_each(c.depends_on) j "
             "WHERE j.value = ? AND c.name != ? ORDER BY c.name", (name, name))]
 
+    def health_rows(self) -> list[tuple]:
+        """(name, origin, lifecycle, trust_tier, pinned, use_count, utility_score, success_rate,
+        freshness) of every skill, by name: what a health check scores."""
+        return self._rows_of(
+            "SELECT name, origin, lifecycle, trust_tier, pinned, use_count, utility_score, success_rate, "
+            "freshness FROM skill_cards ORDER BY name")
+
     def graph_rows(self) -> list[tuple]:
         """(name, description, lifecycle, origin, trust_tier, utility_score, freshness, success_rate,
         use_count, depends_on, conflicts_with, parent_skill_id) of every skill, by name, with the

@@ -76,8 +76,12 @@ class GraphCanvas(QGraphicsView):
         scale = self.transform().m11()
         detail = scale >= LABEL_SCALE
         source = self.graph_scene.bounds
-        pictured = (source.width() * source.height() * scale * scale <= OVERVIEW_PIXELS if not detail
-                    else self.graph_scene.edge_count >= PICTURE_EDGES)
+        if source.isEmpty():           # nothing shown
+            pictured = False
+        elif detail:
+            pictured = self.graph_scene.edge_count >= PICTURE_EDGES
+        else:
+            pictured = source.width() * source.height() * scale * scale <= OVERVIEW_PIXELS
         self.graph_scene.show_labels(detail, edges=not pictured)
         self.setRenderHint(QPainter.Antialiasing, detail)   # smooth curves are invisible far out, and costly
         if not pictured:

@@ -320,6 +320,8 @@ class GraphScene(QGraphicsScene):
     def render_overview(self, image: QImage, source: QRectF) -> None:
         """Draw the edges and the plain boxes of ``source`` into ``image`` (a few paths, not
         thousands of items)."""
+        if source.isEmpty() or image.isNull():
+            return
         painter = QPainter(image)
         scale = image.width() / source.width()   # one scale for both axes: a non-uniform one is drawn far slower
         painter.scale(scale, scale)
@@ -339,6 +341,8 @@ class GraphScene(QGraphicsScene):
     def render_edges(self, image: QImage, source: QRectF) -> None:
         """Draw the edges (with arrowheads) that cross ``source`` into ``image``: the batches
         of the regions around it, found with the scene's index; the rest is cut off."""
+        if source.isEmpty() or image.isNull():
+            return
         painter = QPainter(image)
         painter.setRenderHint(QPainter.Antialiasing, self._edge_count <= SMOOTH_EDGES)
         scale = image.width() / source.width()

@@ -59,13 +59,14 @@ def prepare(store, scope: Scope, cache: dict, *, progress=None, cancelled=None) 
         for name in focus:
             names |= full.neighbourhood(name, scope.depth)
         view = view.subgraph(n for n in names if n in view or n in focus)
-    layout = scope.layout if (scope.layout != "radial" or focus) else "layered"
-    key = (layout, tuple(focus) if layout == "radial" else (), tuple(n.name for n in view.nodes()),
+    radial_center = next((n for n in focus if n in view), None)   # a filter may hide the focused skill
+    layout = scope.layout if (scope.layout != "radial" or radial_center) else "layered"
+    key = (layout, radial_center if layout == "radial" else None, tuple(n.name for n in view.nodes()),
            tuple(view.edges()))
     positions = cache.get(key)
     if positions is None:
         if layout == "radial":
-            positions = graph_layout.radial_layout(view, focus[0])
+            positions = graph_layout.radial_layout(view, radial_center)
         else:
             positions = graph_layout.LAYOUTS[layout](view)
     return Prepared(full, view, positions, problems, scope, key)
@@ -89,6 +90,7 @@ class GraphView(WorkerOwner, QWidget):
         self._cancel = threading.Event()
         self._again = False
         self._running = False
+        self._closed = False
         self._fit_next = True
         self._hits: list[str] = []
         self._hit = -1
@@ -241,6 +243,8 @@ class GraphView(WorkerOwner, QWidget):
 
     def reload(self) -> None:
         """Load the graph again (the store changed, or the scope did), off the GUI thread."""
+        if self._closed:
+            return
         if self._running:
             self._again = True
             return
@@ -270,6 +274,7 @@ class GraphView(WorkerOwner, QWidget):
         self.prepared = prepared
         self.scene.build(prepared.view, prepared.positions, prepared.problems)
         self._fill_problems(prepared)
+        self._search_changed(self.search.text())   # the hits of the graph now shown
         shown = len(prepared.view)
         edges = len(prepared.view.edges())
         self.status.setText(f"{shown:,} of {len(prepared.full):,} skills · {edges:,} links")
@@ -300,8 +305,13 @@ class GraphView(WorkerOwner, QWidget):
 
     def _finished(self) -> None:
         self._running = False
-        if self._again:
+        if self._again and not self._closed:
             self.reload()
+
+    def shutdown(self) -> None:
+        """Stop for good (the tab is closing): no reload starts after this."""
+        self._closed, self._again = True, False
+        super().shutdown()
 
     # --- problems, search, selection ------------------------------------------------
 

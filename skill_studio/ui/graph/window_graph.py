@@ -29,7 +29,7 @@ class WindowGraph:
         w.workspace.storeChanged.connect(self._store_changed)
 
     def is_open(self) -> bool:
-        return self.view is not None and self.window.workspace.indexOf(self.view) >= 0
+        return self.window.workspace.holds(self.view)
 
     def show(self) -> None:
         """The graph in its own tab (opened once), showing the browser's selection."""

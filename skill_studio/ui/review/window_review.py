@@ -121,7 +121,7 @@ class WindowReview:
         from skill_studio.ui.review.audit_view import AuditLogView
 
         w = self.window
-        if self.audit is None or w.workspace.indexOf(self.audit) < 0:
+        if not w.workspace.holds(self.audit):
             self.audit = AuditLogView(w.store, w.workspace)
             self.audit.skillActivated.connect(w.reveal)
             w.workspace.addTab(self.audit, "Audit log")
@@ -136,7 +136,7 @@ class WindowReview:
         from skill_studio.ui.health.health_view import HealthView
 
         w = self.window
-        if self.health is None or w.workspace.indexOf(self.health) < 0:
+        if not w.workspace.holds(self.health):
             self.health = HealthView(w.store, w.workspace)
             author = lambda: w.settings.reviewer  # noqa: E731
             self.health.do_apply = lambda actions, exclude: self._applied(
@@ -165,7 +165,7 @@ class WindowReview:
         w = self.window
         w.refresh()
         self.queue.refresh()
-        if self.audit is not None:
+        if w.workspace.holds(self.audit):
             self.audit.refresh()
         w.storeChanged.emit()
         w.workspace.store_changed()
