@@ -227,3 +227,15 @@ def test_parallel_refresh_gives_the_same_vectors(store, monkeypatch):
         assert np.allclose(got, alone, atol=1e-6)   # the same vectors wherever they were computed
     if len(os.sched_getaffinity(0)) > 1:   # two cores or more: the workers did the work (or died trying)
         assert pools[0] == (None, 0) and all(p is not None and n >= 2 for p, n in pools[1:])
+
+
+def test_feature_blocks_and_long_parts_do_not_change_vectors():
+    rng = random.Random(5)
+    texts = [body(rng, lines=40) for _ in range(20)] + ["Ünïcode straße " * 50, "", "x"]
+    whole = HashedTfidfEmbedder().embed(texts)
+    blocked = HashedTfidfEmbedder()
+    blocked.VOCABULARY_BLOCK = 64     # many small blocks of feature rows
+    assert np.allclose(blocked.embed(texts), whole, atol=1e-6)
+    long_description = "word " * 100_000
+    text = skill_text("name", long_description, "body")
+    assert len(text) < 5_000 and text.startswith("name name\nword word")
