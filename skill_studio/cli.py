@@ -359,9 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
              cmd_prompt, json_flag=False)
     pr.add_argument("names", nargs="*", metavar="NAME|PATH")
 
-    from skill_studio import cli_authoring, cli_graph, cli_health, cli_review
+    from skill_studio import cli_authoring, cli_bus, cli_graph, cli_health, cli_review
 
-    for module in (cli_authoring, cli_review, cli_health, cli_graph):   # the commands of each area
+    for module in (cli_authoring, cli_review, cli_health, cli_graph, cli_bus):   # the commands of each area
         module.register(add)
     return p
 

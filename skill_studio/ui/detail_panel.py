@@ -6,8 +6,8 @@ import sqlite3
 
 import html
 
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainter, QTextDocumentFragment
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy,
                                QVBoxLayout, QWidget)
 
@@ -16,6 +16,7 @@ from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
 from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.core.validate import validate_text
 from skill_studio.ui.models import relative_time
+from skill_studio.ui.score_bar import ScoreBar
 from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
 
 EMPTY_TEXT = "Select a skill to see its details"
@@ -34,38 +35,6 @@ def human_size(n: int) -> str:
     if n < 1024 * 1024:
         return f"{n / 1024:.1f} KB"
     return f"{n / (1024 * 1024):.1f} MB"
-
-
-class ScoreBar(QWidget):
-    """A thin horizontal bar showing a value in [0, 1]."""
-
-    def __init__(self, value: float, color: str, back: str, parent=None):
-        super().__init__(parent)
-        self._value = max(0.0, min(1.0, value))
-        self._color, self._back = QColor(color), QColor(back)
-        self.setFixedHeight(6)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-
-    @property
-    def value(self) -> float:
-        return self._value
-
-    def sizeHint(self) -> QSize:
-        return QSize(120, 6)
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(40, 6)
-
-    def paintEvent(self, event) -> None:
-        p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
-        p.setPen(Qt.NoPen)
-        r = QRectF(self.rect())
-        p.setBrush(self._back)
-        p.drawRoundedRect(r, 3, 3)
-        if self._value > 0:
-            p.setBrush(self._color)
-            p.drawRoundedRect(QRectF(r.x(), r.y(), max(r.height(), r.width() * self._value), r.height()), 3, 3)
 
 
 class DetailPanel(QWidget):
@@ -89,6 +58,8 @@ class DetailPanel(QWidget):
         self._tokens: Tokens | None = None
         self.relations: dict[str, list[tuple[str, bool]]] = {}
         self.labels: dict[str, QLabel] = {}
+        #: More sections after the built-in ones: ``section(panel, skill, column)`` (e.g. bindings).
+        self.extra_sections: list = []
         self._scroll = QScrollArea(self)
         self._scroll.setWidgetResizable(True)
         self._scroll.setFrameShape(QFrame.NoFrame)
@@ -230,7 +201,19 @@ class DetailPanel(QWidget):
 
         self._section(col, "Files")
         self._files(skill, files, col)
+        for section in self.extra_sections:
+            section(self, skill, col)
         col.addStretch(1)
+
+    def add_section(self, col: QVBoxLayout, title: str) -> None:
+        """A section heading, for the extra sections."""
+        self._section(col, title)
+
+    def add_label(self, col: QVBoxLayout, text: str, *, key: str | None = None, rich: bool = False) -> QLabel:
+        """A line of text in an extra section (``key`` makes it readable by plain_text)."""
+        lab = self._label(text, key=key, rich=rich)
+        col.addWidget(lab)
+        return lab
 
     def _state_row(self, skill: Skill) -> QHBoxLayout:
         row = QHBoxLayout()

@@ -274,8 +274,59 @@ CREATE TABLE IF NOT EXISTS dismissed_pairs (
 );
 """
 
+#: Version 4: bindings of skills to events (SPEC §9), and the log of dispatched events. A binding
+#: belongs to its skill: deleted with it, renamed with it.
+_V4 = """
+CREATE TABLE IF NOT EXISTS bindings (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,   -- never reused: fire times are kept by id
+    skill         TEXT NOT NULL REFERENCES procedural_memory (name) ON DELETE CASCADE ON UPDATE CASCADE,
+    event_type    TEXT NOT NULL,
+    action        TEXT NOT NULL,
+    params        TEXT NOT NULL DEFAULT '{}',   -- JSON object: the action's parameters
+    conditions    TEXT NOT NULL DEFAULT '[]',   -- JSON [[field, value], ...]; a value "/.../" is a regex
+    priority      INTEGER NOT NULL DEFAULT 0,
+    cooldown      REAL NOT NULL DEFAULT 0 CHECK (cooldown >= 0),
+    enabled       INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX IF NOT EXISTS bindings_event ON bindings (event_type, priority DESC, id);
+CREATE INDEX IF NOT EXISTS bindings_skill ON bindings (skill);
+
+-- When the bindings of each event type last fired (a cooldown runs from there), one row per
+-- type: the bindings an event fires are all of its type, so its transaction writes one small
+-- row, not a row per binding. fires: n binding ids then n times (unix seconds, 0 = never),
+-- little-endian uint32 (see store/event_log.py). Ids of deleted bindings are ignored.
+CREATE TABLE IF NOT EXISTS binding_fires (
+    event_type TEXT PRIMARY KEY,
+    fires      BLOB NOT NULL
+);
+
+-- The bindings an event considered, in order (see store/event_log.py), shared by the events
+-- dispatched against the same ones: [[binding, skill, action, fixed reason or null], ...].
+CREATE TABLE IF NOT EXISTS bus_legends (
+    id     INTEGER PRIMARY KEY,                     -- a hash of the legend's text
+    legend TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS bus_events (
+    id         INTEGER PRIMARY KEY,
+    at         TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    payload    TEXT NOT NULL,                       -- JSON object
+    fired      INTEGER NOT NULL,
+    considered INTEGER NOT NULL,
+    ok         INTEGER NOT NULL,
+    legend     INTEGER NOT NULL,                    -- bus_legends.id
+    codes      BLOB NOT NULL,   -- int16 per binding of the legend: -2 fired, -1 skipped for its fixed
+                                -- reason, else an index into the reasons of outcomes (little-endian)
+    ns         BLOB NOT NULL,   -- uint32 per binding that fired: how long it took, in ns (little-endian)
+    outcomes   TEXT NOT NULL,   -- JSON {"reasons": [...], "results": [of those fired, in order]}
+    depth      INTEGER NOT NULL DEFAULT 0,
+    parent     INTEGER                              -- the event that emitted it (may be trimmed already)
+);
+"""
+
 #: MIGRATIONS[i] takes a store from user_version i to i + 1.
-MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3)]
+MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3), _script(_V4)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 from skill_studio.core import scores
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
+from skill_studio.core.store.bindings import Bindings
 from skill_studio.core.store.errors import (AlreadyExists, DependentsExist, ReadOnlySkill, StoreError,
                                             VersionConflict)
 from skill_studio.core.store.history import History
@@ -19,7 +20,7 @@ from skill_studio.core.store.vectors import Vectors
 FRESHNESS_STEP = 0.005  # freshness is written again when it moved by at least this much
 
 
-class Store(Queries, History, Vectors):
+class Store(Queries, History, Vectors, Bindings):
     """A skill store in one SQLite file. Safe to share between threads; every write
     is one transaction, and other processes may use the same file at once (WAL)."""
 

@@ -1,0 +1,331 @@
+"""How the skill bus dispatches: bindings indexed by event type, conditions compiled once and
+tested once per event, cooldowns, emitted events (actions: core.bus_actions). ``core.bus`` is
+its front.
+
+The index of a store holds, per event type, its bindings in the order they are considered, and
+the gate and location of their skills. It is kept while the store's bindings, skills and
+settings stay the same (Store.bus_state): logging events does not change it, and the cooldowns
+an event starts are brought into it once that event is committed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import weakref
+from datetime import datetime, timezone
+
+from skill_studio.core import scores
+from skill_studio.core.bus_actions import describer
+from skill_studio.core.bus_model import MAX_DEPTH, MISSING, Binding, Condition, Dispatched, Outcome, lookup, text_of
+from skill_studio.core.gate import gate_reason, gate_warning
+from skill_studio.core.store import Store
+from skill_studio.core.store.event_log import FIRED, FIXED, FireTimes, Legend, OutcomeLog
+
+#: Events one dispatch may emit in all (chains branch: each level may emit several).
+MAX_EMITTED = 100
+
+_SHOWN = 60   # characters of a payload value quoted in a reason
+_UNSET = object()
+
+
+_PLAIN = re.compile(r'[^"\\\x00-\x1f]*')   # text JSON quotes as it is
+
+
+def _shown(text: str) -> str:
+    """A payload value quoted (as JSON) in a reason, cut short when long."""
+    if len(text) < _SHOWN - 2 and _PLAIN.fullmatch(text):
+        return f'"{text}"'
+    quoted = json.dumps(text, ensure_ascii=False)
+    return quoted if len(quoted) <= _SHOWN else quoted[:_SHOWN - 2] + '…"'
+
+
+def cooling_reason(until: float) -> str:
+    return f"cooling down until {scores.format_time(datetime.fromtimestamp(until, timezone.utc))}"
+
+
+class _Cond:
+    """A condition ready to test: the reason it fails, or None."""
+
+    __slots__ = ("name", "dotted", "value", "regex", "label", "missing", "invalid")
+
+    def __init__(self, c: Condition):
+        self.name, self.value, self.label = c.field, c.value, c.label
+        self.dotted = "." in c.field
+        self.missing = f"condition {self.label} not met (field missing)"
+        self.regex = self.invalid = None
+        if c.is_regex:
+            try:
+                self.regex = re.compile(c.pattern)
+            except re.error as e:
+                self.invalid = f"condition {self.label} is not a valid regex: {e}"
+
+    def test(self, payload: dict) -> str | None:
+        found = payload.get(self.name, MISSING)
+        if found is MISSING and self.dotted:
+            found = lookup(payload, self.name)
+        if found is MISSING:
+            return self.missing
+        text = found if type(found) is str else text_of(found)
+        if (self.regex.search(text) is not None) if self.regex is not None else text == self.value:
+            return None
+        return f"condition {self.label} not met (was {_shown(text)})"
+
+
+class _Entry:
+    """A binding ready to be tried: its fixed skip reason, conditions, cooldown, and ``describe``:
+    ``describe(payload, texts)`` -> what its action would do (see dispatch)."""
+
+    __slots__ = ("binding", "id", "skill", "action", "skip", "conds", "cooldown", "last", "static", "describe",
+                 "emits")
+
+    def __init__(self, b: Binding, gate: tuple[str | None, str | None], conds: list[_Cond], locate):
+        self.binding, self.id, self.skill, self.action = b, b.id, b.skill, b.action
+        reason, warning = gate
+        invalid = next((c.invalid for c in conds if c.invalid), None)
+        self.skip = "disabled" if not b.enabled else f"skill not exposed: {reason}" if reason else invalid
+        self.conds = tuple(conds)
+        self.cooldown = float(b.cooldown)
+        t = scores.parse_time(b.last_fired_at)
+        self.last = t.timestamp() if t else None
+        # Skipped whatever the event: the same outcome every time.
+        self.static = Outcome(b, False, self.skip, None, 0.0) if self.skip else None
+        self.emits = b.action == "emit_event"
+        self.describe = describer(b, warning, locate)
+
+
+class _Plan:
+    """An event type's bindings, in order, as each event starts with them: the outcome of every
+    binding skipped whatever the event, and the positions of the others, which are tried."""
+
+    __slots__ = ("entries", "outcomes", "codes", "dynamic", "conds", "sets", "pos", "fires")
+
+    def __init__(self, entries: list[_Entry]):
+        self.entries = entries
+        self.pos = {e.id: i for i, e in enumerate(entries)}
+        self.fires = FireTimes([e.id for e in entries], [int(e.last or 0) for e in entries])
+        self.outcomes = [e.static for e in entries]
+        self.codes = [FIXED] * len(entries)
+        # The distinct conditions and sets of conditions of the bindings tried: each is tested once
+        # per event, a set being the positions of its conditions in ``conds``.
+        conds: dict[_Cond, int] = {}
+        sets: dict[tuple, int] = {}
+        dynamic = []
+        for i, e in enumerate(entries):
+            if e.static is None:
+                key = tuple(conds.setdefault(c, len(conds)) for c in e.conds)
+                dynamic.append((i, e, sets.setdefault(key, len(sets))))
+        self.dynamic, self.conds, self.sets = tuple(dynamic), tuple(conds), tuple(sets)
+
+
+class Index:
+    """The bindings of each event type (read the first time that type is dispatched), and the
+    gate and location of their skills, for one state of the store."""
+
+    def __init__(self, store: Store, key: tuple | None):
+        self.store, self.key = store, key
+        self.types: dict[str, _Plan] = {}
+        self.legends: dict[str, Legend] = {}
+        self.by_id: dict[int, tuple[_Entry, _Plan]] = {}
+        self.conds: dict[tuple[str, str], _Cond] = {}
+        self.gates: dict[str, tuple[str | None, str | None]] = {}
+        self.locations: dict[str, tuple | None] = {}
+        self._cooling: dict[float, str] = {}
+        self.retention = store.event_retention()
+
+    def entry(self, b: Binding) -> _Entry:
+        conds = []
+        for c in b.conditions:
+            key = (c.field, c.value)
+            if key not in self.conds:
+                self.conds[key] = _Cond(c)
+            conds.append(self.conds[key])
+        return _Entry(b, self.gates[b.skill], conds, self.locate)
+
+    def entries(self, store: Store, event_type: str) -> list[_Entry]:
+        """The bindings of an event type in the order they are considered."""
+        return self.plan(store, event_type).entries
+
+    def plan(self, store: Store, event_type: str) -> _Plan:
+        found = self.types.get(event_type)
+        if found is None:
+            bindings = store.bindings(event_type=event_type)
+            self.gate(store, {b.skill for b in bindings})
+            found = self.types[event_type] = _Plan([self.entry(b) for b in bindings])
+            self.by_id.update((e.id, (e, found)) for e in found.entries)
+        return found
+
+    def legend(self, event_type: str) -> Legend:
+        """The bindings of an event type as the log lists them (after ``entries``)."""
+        found = self.legends.get(event_type)
+        if found is None:
+            found = self.legends[event_type] = Legend(
+                (e.id, e.skill, e.action, e.skip) for e in self.types[event_type].entries)
+        return found
+
+    def gate(self, store: Store, names: set[str]) -> None:
+        missing = names - self.gates.keys()
+        if missing:
+            cards = store.gate_cards(missing)
+            for name in missing:
+                card = cards.get(name)
+                self.gates[name] = (gate_reason(*card), gate_warning(card[0])) if card else \
+                    (f'no skill named "{name}"', None)
+
+    def cooling_reason(self, until: float) -> str:
+        found = self._cooling.get(until)
+        if found is None:
+            found = self._cooling[until] = cooling_reason(until)
+        return found
+
+    def locate(self, name: str) -> tuple | None:
+        """(version, content characters, location) of a skill, or None."""
+        found = self.locations.get(name, _UNSET)
+        if found is _UNSET:
+            found = self.locations[name] = self.store.skill_location(name)
+        return found
+
+    def started(self, run: Run) -> None:
+        """A recorded run is committed: the cooldowns of the bindings it fired run from now on."""
+        stamp = run.stamp
+        for binding_id, at in run.fired.items():
+            found = self.by_id.get(binding_id)
+            if found is not None:
+                e, plan = found
+                e.last = at
+                e.binding.last_fired_at = stamp
+                plan.fires.times[plan.pos[binding_id]] = min(max(0, int(at)), 0xFFFFFFFF)
+
+
+_INDEXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def index_of(store: Store) -> Index:
+    key = store.bus_state()
+    index = _INDEXES.get(store)
+    if index is None or index.key != key:
+        index = _INDEXES[store] = Index(store, key)
+    return index
+
+
+def forget(store: Store) -> None:
+    """Read everything again next time (after a dispatch inside a caller's transaction)."""
+    _INDEXES.pop(store, None)
+
+
+class Run:
+    """One dispatch and the events it emits: one time, and the bindings fired so far."""
+
+    def __init__(self, store: Store, now: datetime, record: bool):
+        self.store, self.record = store, record
+        self.now = now.timestamp()
+        self.stamp = scores.format_time(now)
+        self.fired_at = float(int(self.now))    # what the log's time (to the second) reads back as
+        self.fired: dict[int, float] = {}
+        self.emitted = 0
+
+    def event(self, index: Index, event_type: str, payload: dict, depth: int, parent: int | None) -> Dispatched:
+        clock = time.perf_counter_ns
+        plan = index.plan(self.store, event_type)
+        outcomes = plan.outcomes.copy()   # the fixed skips in place; the others filled in below
+        codes = plan.codes.copy()         # per binding: FIXED, FIRED or an index into reasons (the log's form)
+        spent: list[int] = []             # per binding fired: ns
+        results, emits, fired = [], [], []
+        reasons: list[str] = []
+        cooled: dict = {}     # cooldown end -> index of its reason
+        texts: dict = {}      # field -> its text, for the placeholders
+        fired_now, now = self.fired, self.now
+        start = clock()
+        set_codes = self.test(plan, payload, reasons)
+        for i, e, si in plan.dynamic:
+            code = set_codes[si]
+            if code is None and e.cooldown:
+                last = fired_now.get(e.id, e.last)
+                if last is not None and now < last + e.cooldown:
+                    until = last + e.cooldown
+                    code = cooled.get(until)
+                    if code is None:
+                        reasons.append(index.cooling_reason(until))
+                        code = cooled[until] = len(reasons) - 1
+            if code is not None:
+                outcomes[i] = Outcome(e.binding, False, reasons[code], None, 0.0)
+                codes[i] = code
+                continue
+            t = clock()
+            result = e.describe(payload, texts)
+            if e.emits and self.emit(result, depth):
+                emits.append((result["event_type"], result["payload"]))
+            fired_now[e.id] = self.fired_at
+            fired.append(e.id)
+            results.append(result)
+            ns = clock() - t
+            spent.append(ns)
+            outcomes[i] = Outcome(e.binding, True, "fired", result, ns / 1e6)
+            codes[i] = FIRED
+        d = Dispatched(event_type, payload, self.stamp, outcomes, [], None, depth)
+        failed = any("error" in r or "stopped" in r for r in results)
+        if self.record:
+            legend = index.legend(event_type)
+            pos = plan.pos
+            fires = plan.fires.packed((pos[i], int(t)) for i, t in fired_now.items() if i in pos) if fired else None
+            d.event_id = self.store.log_event(
+                event_type, payload, self.stamp, OutcomeLog(legend, reasons, codes, spent, results),
+                fired=len(fired), considered=len(outcomes), ok=not failed, depth=depth, parent=parent,
+                fires=fires, retention=index.retention)
+        d.duration_ms = (clock() - start) / 1e6
+        for emitted_type, emitted_payload in emits:
+            d.emitted.append(self.event(index, emitted_type, emitted_payload, depth + 1, d.event_id))
+        if self.record and not failed and not all(c.ok for c in d.emitted):
+            self.store.mark_events_failed([d.event_id])
+        return d
+
+    @staticmethod
+    def test(plan: _Plan, payload: dict, reasons: list[str]) -> list[int | None]:
+        """For each set of conditions of the plan, None when all hold, else the index in ``reasons``
+        (appended to) of why the first that fails does not."""
+        held: list[int | None] = []
+        for cond in plan.conds:
+            why = cond.test(payload)
+            if why is None:
+                held.append(None)
+            else:
+                held.append(len(reasons))
+                reasons.append(why)
+        out: list[int | None] = []
+        for positions in plan.sets:
+            code = None
+            for j in positions:
+                code = held[j]
+                if code is not None:
+                    break
+            out.append(code)
+        return out
+
+    def emit(self, result: dict, depth: int) -> bool:
+        """Whether an emit_event action's event is dispatched; if not, why goes in its result."""
+        if depth >= MAX_DEPTH:
+            result["stopped"] = f"depth limit {MAX_DEPTH} reached"
+        elif self.emitted >= MAX_EMITTED:
+            result["stopped"] = f"limit of {MAX_EMITTED} emitted events per dispatch reached"
+        else:
+            self.emitted += 1
+            return True
+        return False
+
+    def one(self, index: Index, b: Binding, event_type: str, payload: dict) -> Outcome:
+        """What one binding would do with an event, without writing or emitting anything."""
+        t0 = time.perf_counter_ns()
+        reason = f"event type is {event_type}" if b.event_type != event_type else None
+        if reason is None:
+            index.gate(self.store, {b.skill})
+            e = index.entry(b)
+            reason = e.skip or next((r for c in e.conds if (r := c.test(payload)) is not None), None)
+            if reason is None and e.cooldown and e.last is not None and self.now < e.last + e.cooldown:
+                reason = cooling_reason(e.last + e.cooldown)
+        result = None
+        if reason is None:
+            result = e.describe(payload, {})
+            if e.emits:
+                self.emit(result, 0)
+        return Outcome(b, reason is None, reason or "fired", result, (time.perf_counter_ns() - t0) / 1e6)
