@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListView, QMessageBox,
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListView, QMessageBox,
                                QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from skill_studio.core import bus
@@ -40,6 +40,7 @@ class BindingsPanel(QWidget):
     def __init__(self, store, parent: QWidget | None = None):
         super().__init__(parent)
         self.store = store
+        self._every: list = []
         # Replaceable for tests: dialogs and questions.
         self.edit_binding = lambda binding, title: _edit(self, store, binding, title)
         self.ask_save_path = lambda title, name, flt: _ask_save(self, title, name, flt)
@@ -52,7 +53,7 @@ class BindingsPanel(QWidget):
         self.filter = QLineEdit(self)
         self.filter.setPlaceholderText("Filter by skill, event or action")
         self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self.refresh)
+        self.filter.textChanged.connect(lambda _text: self.show_filtered())
         self.buttons = {}
         bar = QHBoxLayout()
         bar.addWidget(self.status)
@@ -120,18 +121,22 @@ class BindingsPanel(QWidget):
     # --- showing ----------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Read the bindings, the status and the log again (keeps the selection)."""
+        """Read the bindings and the status again (keeps the selection)."""
+        self._every = self.store.bindings()
+        self.simulator.refresh_types(self._every)
+        self.show_filtered()
+        self.show_status()
+
+    def show_filtered(self) -> None:
+        """The bindings read last that match the filter (typing filters without reading the store)."""
         kept = self.selected()
         text = self.filter.text().strip().lower()
-        every = self.store.bindings()
-        rows = [b for b in every if not text or text in f"{b.skill} {b.event_type} {b.action}".lower()]
-        self.simulator.refresh_types(every)
+        rows = [b for b in self._every if not text or text in f"{b.skill} {b.event_type} {b.action}".lower()]
         self.model.set_bindings(rows)
         self.empty.setVisible(not rows and not text)
         self.empty.resize(self.list.viewport().size())
         if kept is not None:
             self.select(kept.id)
-        self.show_status()
         self._update_buttons()
 
     def show_status(self) -> None:
@@ -218,7 +223,11 @@ class BindingsPanel(QWidget):
         if not path:
             return False
         target = Path(path)
-        text = bus.export_yaml(self.store.bindings())
+        QApplication.setOverrideCursor(Qt.WaitCursor)   # thousands of bindings take a few seconds
+        try:
+            text = bus.export_yaml(self.store.bindings())
+        finally:
+            QApplication.restoreOverrideCursor()
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -172,7 +172,7 @@ class Simulator(QWidget):
         for o in d.outcomes:
             b = o.binding
             item = QTreeWidgetItem(parent, [f"{b.skill} → {b.action}", "fired" if o.fired else "skipped", o.reason,
-                                            result_text(o.result), f"{o.duration_ms:.2f}"])
+                                            result_text(o.result), f"{o.duration_ms:.2f}" if o.fired else ""])
             item.setToolTip(3, json.dumps(o.result, ensure_ascii=False, indent=2) if o.result else "")
             item.setToolTip(2, o.reason)
             colour = QColor(PASS if o.fired else current_tokens().text_muted)
