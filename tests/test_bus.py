@@ -390,3 +390,10 @@ def test_bad_arguments(bstore):
     with pytest.raises(ValueError):
         dispatch(bstore, "x", [1])
     assert dispatch(bstore, "nobody_listens", None, T0).outcomes == []
+
+
+def test_priority_and_cooldown_have_bounds(bstore):
+    name = bstore.names()[0]
+    errors = bus.validate(bstore, Binding(name, "x", priority=10 ** 20, cooldown=10 ** 12))
+    assert "between" in errors["priority"] and "at most" in errors["cooldown"]
+    assert bus.validate(bstore, Binding(name, "x", priority=bus.MAX_PRIORITY, cooldown=bus.MAX_COOLDOWN)) == {}

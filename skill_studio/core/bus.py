@@ -16,12 +16,14 @@ from datetime import datetime, timezone
 from skill_studio.core import scores
 from skill_studio.core.bus_actions import fill_text, fill_value
 from skill_studio.core.bus_engine import MAX_EMITTED, Index, Run, forget, index_of
-from skill_studio.core.bus_model import (ACTIONS, KNOWN_EVENT_TYPES, MAX_DEPTH, Binding, BindingError, Condition,
+from skill_studio.core.bus_model import (ACTIONS, KNOWN_EVENT_TYPES, MAX_COOLDOWN, MAX_DEPTH, MAX_PRIORITY, Binding,
+                                         BindingError, Condition,
                                          Dispatched, Outcome, check, check_condition_value)
 from skill_studio.core.bus_yaml import as_mapping, export_yaml, import_yaml
 from skill_studio.core.store import EventRecord, Store
 
-__all__ = ["ACTIONS", "KNOWN_EVENT_TYPES", "MAX_DEPTH", "MAX_EMITTED", "Binding", "BindingError", "BusStatus",
+__all__ = ["ACTIONS", "KNOWN_EVENT_TYPES", "MAX_COOLDOWN", "MAX_DEPTH", "MAX_PRIORITY", "MAX_EMITTED", "Binding",
+           "BindingError", "BusStatus",
            "Condition", "Dispatched", "EventRecord", "Outcome", "binding_json", "check_condition_value", "describe",
            "dispatch", "dispatched_json", "explain", "export_yaml", "fill_text", "fill_value", "import_yaml",
            "status", "validate"]

@@ -27,6 +27,8 @@ KNOWN_EVENT_TYPES: tuple[str, ...] = (
 )
 
 MAX_DEPTH = 5   # emit_event chains stop here
+MAX_PRIORITY = 1_000_000
+MAX_COOLDOWN = 365 * 86400
 
 #: The naming rule of agent tool registries: lowercase words joined by underscores.
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -169,10 +171,14 @@ def check(b: Binding, has_skill: Callable[[str], bool]) -> dict[str, str]:
                 errors[f"conditions[{i}].value"] = problem
     if isinstance(b.priority, bool) or not isinstance(b.priority, int):
         errors["priority"] = "the priority must be a whole number"
+    elif abs(b.priority) > MAX_PRIORITY:
+        errors["priority"] = f"the priority must be between {-MAX_PRIORITY:,} and {MAX_PRIORITY:,}"
     if isinstance(b.cooldown, bool) or not isinstance(b.cooldown, (int, float)) or not math.isfinite(b.cooldown):
         errors["cooldown"] = "the cooldown must be a number of seconds"
     elif b.cooldown < 0:
         errors["cooldown"] = "the cooldown cannot be negative"
+    elif b.cooldown > MAX_COOLDOWN:
+        errors["cooldown"] = f"the cooldown can be at most {MAX_COOLDOWN:,} seconds (a year)"
     return errors
 
 

@@ -167,8 +167,15 @@ def test_the_simulator_with_cooldowns_and_the_log(panel, qtbot, bus_store):
     sim.unit.setCurrentIndex(sim.unit.findText("minutes"))
     sim.offset.setValue(11)                                          # 11 minutes later: expired
     assert "dispatching at" in sim.clock.text()
+    logged = bus_store.event_count()
     qtbot.mouseClick(sim.dispatch_button, Qt.LeftButton)
-    assert sim.results.topLevelItem(0).text(1) == "fired"
+    assert sim.results.topLevelItem(0).text(1) == "fired" and "not logged" in sim.summary.text()
+    assert bus_store.event_count() == logged                         # a trial: the real cooldown is untouched
+    sim.offset.setValue(0)
+    qtbot.mouseClick(sim.dispatch_button, Qt.LeftButton)
+    assert "cooling down" in sim.results.topLevelItem(0).text(2)
+    sim.event_type.setEditText("")
+    assert not sim.dispatch_button.isEnabled()
     # an event that emits another: the emitted one is shown under the binding that emitted it
     sim.offset.setValue(0)
     sim.event_type.setEditText("commit_created")
@@ -181,14 +188,19 @@ def test_the_simulator_with_cooldowns_and_the_log(panel, qtbot, bus_store):
     # the log lists every event, filters and searches, and shows one event's details
     log = panel.log
     panel.tabs.setCurrentWidget(log)
-    assert log.table.rowCount() >= 5
+    assert log.table.rowCount() == 5   # two test_failed, one more, commit_created and what it emitted
     log.type_filter.setCurrentIndex(log.type_filter.findData("commit_created"))
     assert log.table.rowCount() == 1 and log.table.item(0, 3).text() == "pass"
     log.table.selectRow(0)
     assert "commit_created" in log.details.toPlainText() and "release-notes" in log.details.toPlainText()
     log.type_filter.setCurrentIndex(0)
     log.search.setText("src/app.py")
-    assert 1 <= log.table.rowCount() < 5
+    assert log.table.rowCount() == 3 and log.details.toPlainText() == ""
+    # Delete anywhere in the panel never deletes the skill selected in the library
+    log.table.setFocus()
+    log.table.selectRow(0)
+    qtbot.keyClick(log.table, Qt.Key_Delete)
+    assert {"pytest-runner", "lint-fixer", "release-notes", "draft-helper"} <= set(bus_store.names())
 
 
 @pytest.fixture
@@ -200,6 +212,21 @@ def window(qtbot, bus_store, tmp_path):
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+def test_delete_in_the_panel_never_deletes_a_skill(window, qtbot, bus_store):
+    deleted = []
+    window.review.actions.delete = lambda names, *a, **k: deleted.append(names)
+    window.browser.select_name("lint-fixer")
+    window.actions["view_bindings"].trigger()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=3000)
+    panel = window.bindings.panel
+    for widget in (panel.log.table, panel.simulator.results, panel.tabs.tabBar()):
+        panel.tabs.setCurrentWidget(panel.log if widget is panel.log.table else panel.simulator)
+        widget.setFocus()
+        qtbot.keyClick(widget, Qt.Key_Delete)
+    assert deleted == [] and "lint-fixer" in bus_store
 
 
 def test_the_window_toggle_and_the_detail_panel(window, qtbot, bus_store):

@@ -269,6 +269,10 @@ class EventLog(Connection):
             raise NotFound(f"no event {event_id} in the log")
         return _records(rows)[0]
 
+    def logged_event_types(self) -> list[str]:
+        """The event types in the log, sorted."""
+        return [r[0] for r in self._rows_of("SELECT DISTINCT event_type FROM bus_events ORDER BY event_type")]
+
     def event_count(self) -> int:
         return self._rows_of("SELECT count(*) FROM bus_events")[0][0]
 

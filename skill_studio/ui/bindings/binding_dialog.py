@@ -22,6 +22,18 @@ LABELS = {"text": "Text to inject", "event_type": "Event to emit", "payload": "I
 ERROR_STYLE = "border: 1px solid #c62828;"
 
 
+def condition_problem(regex: bool, value: str) -> str | None:
+    """What is wrong with a condition's value as typed, or None. An exact value written between
+    slashes would be read back as a regex, so it is refused."""
+    if regex:
+        if not value:
+            return "an empty regex matches every value; write a pattern or use an exact value"
+        return bus.check_condition_value(f"/{value}/")
+    if len(value) > 2 and value.startswith("/") and value.endswith("/"):
+        return "a value between slashes is read as a regex: choose “matches regex”"
+    return None
+
+
 class BindingDialog(QDialog):
     def __init__(self, store, binding: Binding | None = None, parent: QWidget | None = None, *,
                  title: str = "Binding"):
@@ -52,11 +64,11 @@ class BindingDialog(QDialog):
         self.params_form = QFormLayout(self.params)
         self.params_form.setContentsMargins(0, 0, 0, 0)
         self.priority = QSpinBox(self)
-        self.priority.setRange(-1000, 1000)
+        self.priority.setRange(-bus.MAX_PRIORITY, bus.MAX_PRIORITY)
         self.priority.setToolTip("Higher fires first")
         self.cooldown = QDoubleSpinBox(self)
-        self.cooldown.setRange(0, 365 * 86400)
-        self.cooldown.setDecimals(1)
+        self.cooldown.setRange(0, bus.MAX_COOLDOWN)
+        self.cooldown.setDecimals(3)
         self.cooldown.setSuffix(" s")
         self.cooldown.setToolTip("After firing, the binding is skipped for this long")
         self.enabled = QCheckBox("Enabled", self)
@@ -236,7 +248,7 @@ class BindingDialog(QDialog):
             kind, text = self.conditions.cellWidget(row, 1), self.conditions.cellWidget(row, 2)
             if kind is None or text is None:
                 continue
-            error = bus.check_condition_value(f"/{text.text()}/") if kind.currentIndex() == 1 else None
+            error = condition_problem(kind.currentIndex() == 1, text.text())
             text.setStyleSheet(ERROR_STYLE if error else "")
             text.setToolTip(error or "")
             if error:
@@ -259,6 +271,11 @@ class BindingDialog(QDialog):
     def accept(self) -> None:
         b = self.binding()
         errors = bus.validate(self.store, b)
+        for row in range(self.conditions.rowCount()):
+            problem = condition_problem(self.conditions.cellWidget(row, 1).currentIndex() == 1,
+                                        self.conditions.cellWidget(row, 2).text())
+            if problem:
+                errors.setdefault(f"conditions[{row}].value", problem)
         for name in JSON_PARAMS & set(b.params):
             if isinstance(b.params[name], str):
                 errors.setdefault(f"params.{name}", f"{LABELS[name]} is not valid JSON")

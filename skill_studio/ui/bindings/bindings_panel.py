@@ -107,6 +107,15 @@ class BindingsPanel(QWidget):
         self.list.installEventFilter(self)
         self.refresh()
 
+    def event(self, event) -> bool:
+        # Delete anywhere in the panel is the panel's: the window's Delete (which deletes the
+        # skill selected in the hidden browser) must never act here. In the card list it deletes
+        # the binding (see eventFilter); elsewhere it does nothing.
+        if event.type() == QEvent.ShortcutOverride and event.matches(QKeySequence.Delete):
+            event.accept()
+            return True
+        return super().event(event)
+
     def eventFilter(self, watched, event) -> bool:
         # Delete in the list removes the binding: taken before the window's Delete (which
         # deletes skills on the library page) can act on it.
@@ -208,13 +217,21 @@ class BindingsPanel(QWidget):
         current = self.selected()
         if current is None or not self.confirm("Delete binding", f"Delete this binding?\n\n{summary(current)}"):
             return False
-        self.store.delete_binding(current.id)
+        try:
+            self.store.delete_binding(current.id)
+        except StoreError as e:      # removed elsewhere meanwhile
+            self.tell("Binding not deleted", str(e))
+            self.refresh()
+            return False
         self.refresh()
         self.changed.emit()
         return True
 
     def set_enabled(self, binding_id: int, on: bool) -> None:
-        self.store.set_binding_enabled(binding_id, on)
+        try:
+            self.store.set_binding_enabled(binding_id, on)
+        except StoreError as e:      # removed elsewhere meanwhile
+            self.tell("Binding not changed", str(e))
         self.refresh()
         self.changed.emit()
 
@@ -247,7 +264,7 @@ class BindingsPanel(QWidget):
         try:
             text = Path(path).read_text(encoding="utf-8")
             added = bus.import_yaml(self.store, text)
-        except (OSError, UnicodeDecodeError, ValueError) as e:   # BindingError and YAML errors included
+        except (OSError, ValueError, OverflowError, StoreError) as e:   # BindingError, YAML and encoding errors
             self.tell("Nothing imported", f"{path}:\n\n{e}")
             return 0
         self.refresh()
@@ -256,5 +273,10 @@ class BindingsPanel(QWidget):
         return len(added)
 
     def _dispatched(self, _result) -> None:
+        self.refresh()
+        self.log.refresh()
+
+    def store_changed(self) -> None:
+        """Something else changed the store (another window, the command line, an agent)."""
         self.refresh()
         self.log.refresh()

@@ -68,6 +68,7 @@ class Simulator(QWidget):
         self.payload.setPlaceholderText('{"file": {"path": "src/app.py"}, "branch": "main"}')
         self.payload.setFixedHeight(90)
         self.payload.textChanged.connect(self._check)
+        self.event_type.editTextChanged.connect(lambda _text: self._check())
         self.payload_status = QLabel(self)
         self.offset = QSpinBox(self)
         self.offset.setRange(0, 100_000)
@@ -141,7 +142,7 @@ class Simulator(QWidget):
         self.payload_status.setText(problem or ("Valid JSON object" if self.payload.toPlainText().strip()
                                                 else "No payload: an empty object"))
         self.payload_status.setStyleSheet(f"color: {FAIL};" if problem else f"color: {current_tokens().text_muted};")
-        self.dispatch_button.setEnabled(payload is not None)
+        self.dispatch_button.setEnabled(payload is not None and bool(self.event_type.currentText().strip()))
 
     def dispatch(self):
         """Dispatch the event as written; returns the bus's answer (None if the payload is bad)."""
@@ -149,7 +150,9 @@ class Simulator(QWidget):
         event_type = self.event_type.currentText().strip()
         if payload is None or not event_type:
             return None
-        result = bus.dispatch(self.store, event_type, payload, self.now())
+        # At another time than now the dispatch is a dry run: it is compared with the real
+        # cooldowns but neither logged nor starts any, so agents are not held up by a test.
+        result = bus.dispatch(self.store, event_type, payload, self.now(), record=not self.offset_seconds())
         self.show_result(result)
         self.dispatched.emit(result)
         return result
@@ -162,7 +165,8 @@ class Simulator(QWidget):
         considered = sum(len(x.outcomes) for x in _all(d))
         self.summary.setText(f"{d.event_type}: {fired} fired of {considered} considered"
                              + ("" if d.ok else " — an action failed") + (
-                                 f"; {len(d.emitted)} event(s) emitted" if d.emitted else ""))
+                                 f"; {len(d.emitted)} event(s) emitted" if d.emitted else "")
+                             + ("" if d.event_id is not None else " (a trial at another time: not logged)"))
         self.summary.setStyleSheet(f"color: {PASS if d.ok else FAIL};")
 
     def _add(self, parent: QTreeWidgetItem, d) -> None:
@@ -236,7 +240,7 @@ class EventLog(QWidget):
         self.type_filter.blockSignals(True)
         self.type_filter.clear()
         self.type_filter.addItem("All events", None)
-        for t in event_types(self.store):
+        for t in sorted(set(event_types(self.store)) | set(self.store.logged_event_types())):
             self.type_filter.addItem(t, t)
         index = self.type_filter.findData(chosen)
         self.type_filter.setCurrentIndex(max(0, index))
@@ -251,8 +255,8 @@ class EventLog(QWidget):
                 if col == 3:
                     item.setForeground(QColor(PASS if r.ok else FAIL))
                 self.table.setItem(row, col, item)
-        if not self._records:
-            self.details.setPlainText("")
+        self.table.clearSelection()      # the rows are other events now
+        self.details.setPlainText("")
 
     def _show_details(self) -> None:
         rows = self.table.selectionModel().selectedRows()

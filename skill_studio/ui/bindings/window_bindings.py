@@ -72,7 +72,7 @@ class WindowBindings:
 
     def _store_changed(self) -> None:
         if self.panel is not None:
-            self.panel.refresh()
+            self.panel.store_changed()
 
     def _detail_section(self, panel, skill, col) -> None:
         """The detail panel's Bindings section: each binding of the skill, and a link to them."""
