@@ -159,7 +159,7 @@ class Simulator(QWidget):
 
     def show_result(self, d) -> None:
         self.results.clear()
-        self._add(self.results.invisibleRootItem(), d)
+        self._add(self.results, d)   # (never the invisible root item: see FilesPanel._rebuild)
         self.results.expandAll()
         fired = sum(len(x.fired) for x in _all(d))
         considered = sum(len(x.outcomes) for x in _all(d))
@@ -169,7 +169,7 @@ class Simulator(QWidget):
                              + ("" if d.event_id is not None else " (a trial at another time: not logged)"))
         self.summary.setStyleSheet(f"color: {PASS if d.ok else FAIL};")
 
-    def _add(self, parent: QTreeWidgetItem, d) -> None:
+    def _add(self, parent: QTreeWidget | QTreeWidgetItem, d) -> None:
         if not d.outcomes:
             QTreeWidgetItem(parent, [f"no binding listens to {d.event_type}", "", "", "", ""])
         emitted = iter(d.emitted)

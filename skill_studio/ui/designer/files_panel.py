@@ -303,24 +303,32 @@ class FilesPanel(QWidget):
         style = self.style()
         folder_icon = style.standardIcon(QStyle.StandardPixmap.SP_DirIcon)
         file_icon = style.standardIcon(QStyle.StandardPixmap.SP_FileIcon)
-        folders: dict[str, QStandardItem] = {"": self.model.invisibleRootItem()}
+        # No wrapper of the model's invisible root item is ever made: Qt deletes that item without
+        # telling Python, and a wrapper outliving it (as one kept until a garbage collection does)
+        # would be handed back later for whatever object is then at its address.
+        folders: dict[str, QStandardItem] = {}
 
-        def folder_item(path: str) -> QStandardItem:
-            if path not in folders:
-                parent = folder_item(posixpath.dirname(path))
+        def add_row(folder: str, row: list[QStandardItem]) -> None:
+            (folders[folder].appendRow if folder else self.model.appendRow)(row)
+
+        def folder_item(path: str) -> None:
+            missing = []
+            while path and path not in folders:
+                missing.append(path)
+                path = posixpath.dirname(path)
+            for path in reversed(missing):   # outermost first
                 item = QStandardItem(folder_icon, posixpath.basename(path))
                 item.setData(path, PATH_ROLE)
                 item.setData(True, IS_FOLDER_ROLE)
-                parent.appendRow([item] + [QStandardItem() for _ in COLUMNS[1:]])
+                add_row(posixpath.dirname(path), [item] + [QStandardItem() for _ in COLUMNS[1:]])
                 folders[path] = item
-            return folders[path]
 
         def order(f: SkillFile) -> list[tuple[int, str]]:  # in each folder: folders first, then files
             parts = f.path.casefold().split("/")
             return [(0, p) for p in parts[:-1]] + [(1, parts[-1])]
 
         for f in sorted(self._files.values(), key=order):
-            parent = folder_item(posixpath.dirname(f.path))
+            folder_item(posixpath.dirname(f.path))
             binary = is_binary(f.data)
             name = QStandardItem(file_icon, posixpath.basename(f.path))
             name.setData(f.path, PATH_ROLE)
@@ -332,7 +340,8 @@ class FilesPanel(QWidget):
             exe = QStandardItem("✓" if f.executable else "")
             exe.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             exe.setToolTip("executable (mode 755)" if f.executable else "not executable (mode 644)")
-            parent.appendRow([name, size, kind, exe])
+            add_row(posixpath.dirname(f.path), [name, size, kind, exe])
+        folders.clear()
         self.tree.expandAll()
         if current:
             self.select(current)
