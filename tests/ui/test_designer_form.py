@@ -609,3 +609,27 @@ def test_screenshots(qtbot):
         assert dark.grab().save(str(SCREENSHOTS / "designer-form-dark.png"))
     finally:
         theme.apply_theme(app, theme.LIGHT)
+
+
+def test_the_files_tree_leaves_no_wrapper_of_items_qt_deletes_behind(qtbot):
+    # Qt deletes a model's invisible root item without telling Python: a wrapper of it that
+    # outlived the model would be handed back for the next object made at its address.
+    import gc
+
+    import shiboken6
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtGui import QStandardItem
+
+    gc.collect()
+    gc.disable()
+    try:
+        panel = FilesPanel()
+        panel.set_files(sample_files())
+        panel.select("scripts/run.sh")
+        panel.deleteLater()
+        del panel
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        left = [w for w in shiboken6.getAllValidWrappers() if isinstance(w, QStandardItem)]
+    finally:
+        gc.enable()
+    assert left == []
