@@ -377,6 +377,52 @@ def test_bindings_go_with_their_skill(bstore):
     assert [o.binding.skill for o in dispatch(bstore, "file_changed", {}, T0).outcomes] == ["lint"]
 
 
+def test_undoing_a_delete_puts_the_bindings_back_with_their_cooldowns(bstore):
+    from skill_studio.core.lifecycle import UndoStack, delete
+
+    kept = add(bstore, "fmt", when=[("path", r"/\.py$/")], priority=3, cooldown=600)
+    add(bstore, "lint")
+    dispatch(bstore, "file_changed", {"path": "a.py"}, T0)
+    undo = UndoStack(bstore)
+    undo.push(delete(bstore, "fmt", "not needed"))
+    assert [b.skill for b in bstore.bindings()] == ["lint"]
+    undo.undo()
+    back = bstore.binding(kept.id)          # the same id, so its cooldown still runs
+    assert (back.skill, back.conditions, back.priority, back.last_fired_at) == (
+        "fmt", kept.conditions, 3, "2030-01-01T12:00:00Z")
+    assert dispatch(bstore, "file_changed", {"path": "a.py"}, T0 + timedelta(seconds=1)).outcomes[0].reason == \
+        "cooling down until 2030-01-01T12:10:00Z"
+    undo.redo()
+    assert [b.skill for b in bstore.bindings()] == ["lint"]
+    undo.undo()
+    assert bstore.binding(kept.id).skill == "fmt"
+
+
+def test_restored_bindings_take_a_new_id_when_theirs_is_taken(bstore):
+    b = add(bstore, "fmt")
+    bstore.delete_binding(b.id)
+    other = add(bstore, "lint")
+    b.id = other.id                          # as if another binding had taken its id meanwhile
+    (again,) = bstore.restore_bindings([b])
+    assert again.skill == "fmt" and again.id != other.id and bstore.binding(other.id).skill == "lint"
+    with pytest.raises(BindingError):
+        bstore.restore_bindings([Binding("gone", "x", id=99)])
+
+
+def test_outcomes_read_later_are_what_the_log_holds(bstore):
+    add(bstore, "fmt", when=[("path", r"/\.py$/")], cooldown=60)
+    add(bstore, "lint", when=[("path", "x")])
+    add(bstore, "deploy", enabled=False)
+    add(bstore, "lint", "file_changed", "notify", {"message": "{path} changed"}, priority=-1)
+    for second, path in enumerate(["a.py", "x", "b.py"]):
+        d = dispatch(bstore, "file_changed", {"path": path}, T0 + timedelta(seconds=second))
+        logged = bstore.event_record(d.event_id).outcomes
+        assert [(o.binding.id, o.fired, o.reason, o.result) for o in d.outcomes] == [
+            (o["binding"], o["fired"], o["reason"], o["result"]) for o in logged]
+    assert [o.reason for o in d.outcomes] == ["cooling down until 2030-01-01T12:01:00Z",
+                                              'condition path = "x" not met (was "b.py")', "disabled", "fired"]
+
+
 def test_dispatch_inside_a_caller_transaction(bstore):
     add(bstore, cooldown=60)
     with bstore.transaction():

@@ -16,6 +16,8 @@ import time
 import weakref
 from datetime import datetime, timezone
 
+import numpy as np
+
 from skill_studio.core import scores
 from skill_studio.core.bus_actions import describer
 from skill_studio.core.bus_model import MAX_DEPTH, MISSING, Binding, Condition, Dispatched, Outcome, lookup, text_of
@@ -95,28 +97,66 @@ class _Entry:
         self.describe = describer(b, warning, locate)
 
 
-class _Plan:
-    """An event type's bindings, in order, as each event starts with them: the outcome of every
-    binding skipped whatever the event, and the positions of the others, which are tried."""
+class _Outcomes:
+    """An event's outcomes, built (once) when first asked for: most callers only log them."""
 
-    __slots__ = ("entries", "outcomes", "codes", "dynamic", "conds", "sets", "pos", "fires")
+    __slots__ = ("entries", "codes", "reasons", "results", "spent")
+
+    def __init__(self, entries, codes, reasons, results, spent):
+        self.entries, self.codes, self.reasons, self.results, self.spent = entries, codes, reasons, results, spent
+
+    def __call__(self) -> list[Outcome]:
+        out = []
+        fired = zip(self.results, self.spent)
+        reasons = self.reasons
+        for e, code in zip(self.entries, self.codes.tolist()):
+            if code == FIXED:
+                out.append(e.static)
+            elif code == FIRED:
+                result, ns = next(fired)
+                out.append(Outcome(e.binding, True, "fired", result, ns / 1e6))
+            else:
+                out.append(Outcome(e.binding, False, reasons[code], None, 0.0))
+        return out
+
+
+class _Plan:
+    """An event type's bindings, in order, as each event starts with them. Those skipped whatever
+    the event keep their fixed outcome; the others ("dynamic") are tried together, as arrays:
+    the set of conditions each needs, its cooldown and when it last fired."""
+
+    __slots__ = ("entries", "codes", "conds", "sets", "pos", "fires", "dynamic", "dyn_pos", "dyn_set", "dyn_of",
+                 "cooldown", "cools", "last")
 
     def __init__(self, entries: list[_Entry]):
         self.entries = entries
         self.pos = {e.id: i for i, e in enumerate(entries)}
         self.fires = FireTimes([e.id for e in entries], [int(e.last or 0) for e in entries])
-        self.outcomes = [e.static for e in entries]
-        self.codes = [FIXED] * len(entries)
+        self.codes = np.full(len(entries), FIXED, dtype=np.int32)
         # The distinct conditions and sets of conditions of the bindings tried: each is tested once
-        # per event, a set being the positions of its conditions in ``conds``.
+        # per event. ``sets`` holds, per set, the positions of its conditions in ``conds``, padded
+        # with len(conds) (a condition that always holds).
         conds: dict[_Cond, int] = {}
         sets: dict[tuple, int] = {}
-        dynamic = []
+        dynamic, positions, set_of = [], [], []
         for i, e in enumerate(entries):
             if e.static is None:
                 key = tuple(conds.setdefault(c, len(conds)) for c in e.conds)
-                dynamic.append((i, e, sets.setdefault(key, len(sets))))
-        self.dynamic, self.conds, self.sets = tuple(dynamic), tuple(conds), tuple(sets)
+                dynamic.append(e)
+                positions.append(i)
+                set_of.append(sets.setdefault(key, len(sets)))
+        self.conds = tuple(conds)
+        width = max((len(k) for k in sets), default=0) or 1
+        self.sets = np.full((len(sets), width), len(conds), dtype=np.intp)
+        for key, row in sets.items():
+            self.sets[row, :len(key)] = key
+        self.dynamic = tuple(dynamic)
+        self.dyn_pos = np.array(positions, dtype=np.intp)
+        self.dyn_set = np.array(set_of, dtype=np.intp)
+        self.dyn_of = {e.id: j for j, e in enumerate(dynamic)}
+        self.cooldown = np.array([e.cooldown for e in dynamic], dtype=np.float64)
+        self.cools = self.cooldown > 0
+        self.last = np.array([-np.inf if e.last is None else e.last for e in dynamic], dtype=np.float64)
 
 
 class Index:
@@ -127,7 +167,6 @@ class Index:
         self.store, self.key = store, key
         self.types: dict[str, _Plan] = {}
         self.legends: dict[str, Legend] = {}
-        self.by_id: dict[int, tuple[_Entry, _Plan]] = {}
         self.conds: dict[tuple[str, str], _Cond] = {}
         self.gates: dict[str, tuple[str | None, str | None]] = {}
         self.locations: dict[str, tuple | None] = {}
@@ -153,7 +192,6 @@ class Index:
             bindings = store.bindings(event_type=event_type)
             self.gate(store, {b.skill for b in bindings})
             found = self.types[event_type] = _Plan([self.entry(b) for b in bindings])
-            self.by_id.update((e.id, (e, found)) for e in found.entries)
         return found
 
     def legend(self, event_type: str) -> Legend:
@@ -188,14 +226,13 @@ class Index:
 
     def started(self, run: Run) -> None:
         """A recorded run is committed: the cooldowns of the bindings it fired run from now on."""
-        stamp = run.stamp
-        for binding_id, at in run.fired.items():
-            found = self.by_id.get(binding_id)
-            if found is not None:
-                e, plan = found
-                e.last = at
-                e.binding.last_fired_at = stamp
-                plan.fires.times[plan.pos[binding_id]] = min(max(0, int(at)), 0xFFFFFFFF)
+        stamp, at = run.stamp, run.fired_at
+        for plan, fire in run.plans:
+            plan.last[fire] = at
+            plan.fires.times[plan.dyn_pos[fire]] = min(max(0, int(at)), 0xFFFFFFFF)
+            dynamic = plan.dynamic
+            for j in fire:
+                dynamic[j].binding.last_fired_at = stamp
 
 
 _INDEXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -214,6 +251,19 @@ def forget(store: Store) -> None:
     _INDEXES.pop(store, None)
 
 
+def _distinct(values: np.ndarray) -> tuple[list[float], np.ndarray]:
+    """The distinct values, sorted, and the position of each value among them (np.unique's
+    answer, without its overhead on arrays of a few hundred)."""
+    order = np.argsort(values, kind="stable")
+    ranked = values[order]
+    new = np.empty(len(ranked), dtype=bool)
+    new[0] = True
+    np.not_equal(ranked[1:], ranked[:-1], out=new[1:])
+    which = np.empty(len(ranked), dtype=np.intp)
+    which[order] = np.cumsum(new) - 1
+    return ranked[new].tolist(), which
+
+
 class Run:
     """One dispatch and the events it emits: one time, and the bindings fired so far."""
 
@@ -222,56 +272,58 @@ class Run:
         self.now = now.timestamp()
         self.stamp = scores.format_time(now)
         self.fired_at = float(int(self.now))    # what the log's time (to the second) reads back as
-        self.fired: dict[int, float] = {}
+        self.fired: dict[int, float] = {}   # binding id -> fired_at, of the bindings fired so far
+        self.plans: list[tuple[_Plan, list[int]]] = []   # the plans of its events, and which of their bindings fired
         self.emitted = 0
 
     def event(self, index: Index, event_type: str, payload: dict, depth: int, parent: int | None) -> Dispatched:
         clock = time.perf_counter_ns
         plan = index.plan(self.store, event_type)
-        outcomes = plan.outcomes.copy()   # the fixed skips in place; the others filled in below
-        codes = plan.codes.copy()         # per binding: FIXED, FIRED or an index into reasons (the log's form)
-        spent: list[int] = []             # per binding fired: ns
-        results, emits, fired = [], [], []
-        reasons: list[str] = []
-        cooled: dict = {}     # cooldown end -> index of its reason
-        texts: dict = {}      # field -> its text, for the placeholders
-        fired_now, now = self.fired, self.now
         start = clock()
-        set_codes = self.test(plan, payload, reasons)
-        for i, e, si in plan.dynamic:
-            code = set_codes[si]
-            if code is None and e.cooldown:
-                last = fired_now.get(e.id, e.last)
-                if last is not None and now < last + e.cooldown:
-                    until = last + e.cooldown
-                    code = cooled.get(until)
-                    if code is None:
-                        reasons.append(index.cooling_reason(until))
-                        code = cooled[until] = len(reasons) - 1
-            if code is not None:
-                outcomes[i] = Outcome(e.binding, False, reasons[code], None, 0.0)
-                codes[i] = code
-                continue
+        reasons: list[str] = []
+        code = self.test(plan, payload, reasons)   # per dynamic binding: -1 or why its conditions fail
+        holds = code < 0
+        last = plan.last
+        if self.fired and not self.fired.keys().isdisjoint(plan.dyn_of):   # fired earlier in this chain
+            last = last.copy()
+            for binding_id, at in self.fired.items():
+                j = plan.dyn_of.get(binding_id)
+                if j is not None:
+                    last[j] = at
+        until = last + plan.cooldown   # -inf for bindings never fired
+        cooling = holds & plan.cools & (self.now < until)
+        if cooling.any():
+            ends, which = _distinct(until[cooling])
+            code[cooling] = len(reasons) + which
+            reasons += [index.cooling_reason(u) for u in ends]
+        fire = np.flatnonzero(holds & ~cooling).tolist()
+        codes = plan.codes.copy()   # FIXED, FIRED or an index into reasons (the log's form)
+        codes[plan.dyn_pos] = code
+        spent: list[int] = []       # per binding fired: ns
+        results, emits = [], []
+        texts: dict = {}            # field -> its text, for the placeholders
+        fired_now, fired_at, dynamic = self.fired, self.fired_at, plan.dynamic
+        for j in fire:
+            e = dynamic[j]
             t = clock()
             result = e.describe(payload, texts)
             if e.emits and self.emit(result, depth):
                 emits.append((result["event_type"], result["payload"]))
-            fired_now[e.id] = self.fired_at
-            fired.append(e.id)
+            fired_now[e.id] = fired_at
             results.append(result)
-            ns = clock() - t
-            spent.append(ns)
-            outcomes[i] = Outcome(e.binding, True, "fired", result, ns / 1e6)
-            codes[i] = FIRED
-        d = Dispatched(event_type, payload, self.stamp, outcomes, [], None, depth)
+            spent.append(clock() - t)
+        if fire:
+            codes[plan.dyn_pos[fire]] = FIRED
+            self.plans.append((plan, fire))
         failed = any("error" in r or "stopped" in r for r in results)
+        d = Dispatched(event_type, payload, self.stamp, _Outcomes(plan.entries, codes, reasons, results, spent), [],
+                       None, depth, failed=failed)
         if self.record:
-            legend = index.legend(event_type)
             pos = plan.pos
-            fires = plan.fires.packed((pos[i], int(t)) for i, t in fired_now.items() if i in pos) if fired else None
+            fires = plan.fires.packed([pos[i] for i in fired_now if i in pos], int(fired_at)) if fire else None
             d.event_id = self.store.log_event(
-                event_type, payload, self.stamp, OutcomeLog(legend, reasons, codes, spent, results),
-                fired=len(fired), considered=len(outcomes), ok=not failed, depth=depth, parent=parent,
+                event_type, payload, self.stamp, OutcomeLog(index.legend(event_type), reasons, codes, spent, results),
+                fired=len(fire), considered=len(codes), ok=not failed, depth=depth, parent=parent,
                 fires=fires, retention=index.retention)
         d.duration_ms = (clock() - start) / 1e6
         for emitted_type, emitted_payload in emits:
@@ -281,26 +333,20 @@ class Run:
         return d
 
     @staticmethod
-    def test(plan: _Plan, payload: dict, reasons: list[str]) -> list[int | None]:
-        """For each set of conditions of the plan, None when all hold, else the index in ``reasons``
-        (appended to) of why the first that fails does not."""
-        held: list[int | None] = []
-        for cond in plan.conds:
+    def test(plan: _Plan, payload: dict, reasons: list[str]) -> np.ndarray:
+        """For each dynamic binding of the plan, -1 when all its conditions hold, else the index in
+        ``reasons`` (appended to) of why the first that fails does not."""
+        held = np.full(len(plan.conds) + 1, -1, dtype=np.int32)   # the last: padding, always holds
+        for k, cond in enumerate(plan.conds):
             why = cond.test(payload)
-            if why is None:
-                held.append(None)
-            else:
-                held.append(len(reasons))
+            if why is not None:
+                held[k] = len(reasons)
                 reasons.append(why)
-        out: list[int | None] = []
-        for positions in plan.sets:
-            code = None
-            for j in positions:
-                code = held[j]
-                if code is not None:
-                    break
-            out.append(code)
-        return out
+        if not reasons:
+            return np.full(len(plan.dynamic), -1, dtype=np.int32)
+        per_set = held[plan.sets]
+        first = (per_set >= 0).argmax(axis=1)   # the first that fails (or 0 when none does: -1 there)
+        return per_set[np.arange(len(per_set)), first][plan.dyn_set]
 
     def emit(self, result: dict, depth: int) -> bool:
         """Whether an emit_event action's event is dispatched; if not, why goes in its result."""

@@ -227,18 +227,28 @@ class Outcome:
         return self.result is not None and ("error" in self.result or "stopped" in self.result)
 
 
-@dataclass
 class Dispatched:
-    """One dispatched event: every binding of its type considered, and the events it emitted."""
+    """One dispatched event: every binding of its type considered, and the events it emitted.
 
-    event_type: str
-    payload: dict
-    at: str
-    outcomes: list[Outcome]      # priority desc, then id
-    emitted: list[Dispatched]
-    event_id: int | None         # its row in the log (None when not recorded)
-    depth: int = 0
-    duration_ms: float = 0.0     # this event alone (and its log row), without those it emitted
+    ``outcomes`` (priority desc, then id) may be given as a function that makes them, called the
+    first time they are asked for; ``failed`` then tells whether an action failed."""
+
+    def __init__(self, event_type: str, payload: dict, at: str, outcomes: list[Outcome] | Callable[[], list[Outcome]],
+                 emitted: list[Dispatched], event_id: int | None, depth: int = 0, duration_ms: float = 0.0, *,
+                 failed: bool | None = None):
+        self.event_type, self.payload, self.at = event_type, payload, at
+        self.emitted = emitted
+        self.event_id = event_id         # its row in the log (None when not recorded)
+        self.depth = depth               # 0, or how many emit_event steps led to it
+        self.duration_ms = duration_ms   # this event alone (and its log row), without those it emitted
+        self._outcomes, self._make = (None, outcomes) if callable(outcomes) else (list(outcomes), None)
+        self._failed = failed
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        if self._outcomes is None:
+            self._outcomes, self._make = self._make(), None
+        return self._outcomes
 
     @property
     def fired(self) -> list[Outcome]:
@@ -247,4 +257,9 @@ class Dispatched:
     @property
     def ok(self) -> bool:
         """No action failed, here or in any event emitted from here."""
-        return not any(o.failed for o in self.outcomes) and all(e.ok for e in self.emitted)
+        if self._failed is None:
+            self._failed = any(o.failed for o in self.outcomes)
+        return not self._failed and all(e.ok for e in self.emitted)
+
+    def __repr__(self) -> str:
+        return f"Dispatched({self.event_type!r}, event_id={self.event_id}, depth={self.depth})"

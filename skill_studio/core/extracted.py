@@ -47,10 +47,13 @@ def absorb(store: Store, names: list[str], *, threshold: float | None = None,
         try:
             with store.transaction():
                 merged = merge(store, target, name, author=author)
+                bindings = store.bindings(skill=name)   # put back with it by an undo
                 store.delete(name, author=author, reason=f'merged into "{target}" on import '
                                                          f"(similarity {similarity:.2f})")
         except StoreError:
             continue  # e.g. the library's skill is builtin: the new one stays as it is
         change.add(merged).after[name] = None  # merged, then removed
+        if bindings:
+            change.bindings[name] = bindings
         done.append(Absorbed(name, target, similarity))
     return done, change

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from skill_studio.core.bus_model import Binding
 from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
 from skill_studio.core.store import NotFound, ReadOnlySkill, Store, StoreError
 
@@ -52,6 +53,8 @@ class Change:
     label: str
     before: dict[str, Skill | None] = field(default_factory=dict)
     after: dict[str, Skill | None] = field(default_factory=dict)
+    #: The bindings of skills it deleted (removed with them), put back when they come back.
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -61,6 +64,8 @@ class Change:
         """Fold a later change into this one (one undo step): the earliest before, the latest after."""
         for name, skill in later.before.items():
             self.before.setdefault(name, skill)
+        for name, bindings in later.bindings.items():
+            self.bindings.setdefault(name, bindings)
         self.after.update(later.after)
         return self
 
@@ -144,14 +149,16 @@ def delete(store: Store, name: str, reason: str = "", *, author: str | None = No
         before = store.get(name)
         if before.origin == Origin.BUILTIN:
             raise ReadOnlySkill(name)
+        bindings = store.bindings(skill=name)
         store.delete(name, author=author, reason=reason)
-        return Change(f"Delete {name}", {name: before}, {name: None})
+        return Change(f"Delete {name}", {name: before}, {name: None}, {name: bindings} if bindings else {})
 
 
-def put_back(store: Store, states: dict[str, Skill | None], *, note: str, author: str | None = None) -> None:
+def put_back(store: Store, states: dict[str, Skill | None], *, note: str, author: str | None = None,
+             bindings: dict[str, list[Binding]] | None = None) -> None:
     """Make each named skill what ``states`` holds (None: absent), in one transaction. The text and
     files return as a new version when they differ (history is never rewritten); review state and
-    scores are written back as they were."""
+    scores are written back as they were. A skill that comes back gets its ``bindings`` back."""
     with store.transaction():
         # Skills that come back first, so that dependencies of the others exist; removals last.
         for name, wanted in sorted(states.items(), key=lambda kv: kv[1] is None):
@@ -162,6 +169,8 @@ def put_back(store: Store, states: dict[str, Skill | None], *, note: str, author
                 continue
             if current is None:
                 store.add(replace(wanted, files=list(wanted.files)), author=author, note=note)
+                if bindings and bindings.get(name):
+                    store.restore_bindings(bindings[name])
             elif current.content_hash != wanted.content_hash:
                 store.update(name, replace(wanted, files=list(wanted.files)), current.version,
                              author=author, note=note)
@@ -200,7 +209,7 @@ class UndoStack:
     def undo(self, *, author: str | None = None) -> Change:
         """Put back what the last operation changed; raises IndexError when there is none."""
         change = self._done[-1]
-        put_back(self.store, change.before, note=f"undo: {change.label}", author=author)
+        put_back(self.store, change.before, note=f"undo: {change.label}", author=author, bindings=change.bindings)
         self._undone.append(self._done.pop())
         return change
 

@@ -52,7 +52,9 @@ def utcnow() -> datetime:
 
 def format_time(t: datetime) -> str:
     """ISO-8601 UTC with a Z, to the second."""
-    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if t.tzinfo is not timezone.utc:
+        t = t.astimezone(timezone.utc)
+    return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
 
 
 def parse_time(text: str | None) -> datetime | None:

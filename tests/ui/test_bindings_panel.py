@@ -247,3 +247,18 @@ def test_the_window_toggle_and_the_detail_panel(window, qtbot, bus_store):
     window.storeChanged.emit()
     shown = [panel.model.binding_at(i).event_type for i in range(panel.model.rowCount())]
     assert "pr_opened" in shown and panel.status.text().startswith("Bus: 6 binding(s)")
+
+
+def test_deleting_a_skill_says_its_bindings_go_and_undo_brings_them_back(window, qtbot, bus_store):
+    asked = []
+    window.review.actions.ask_reason = lambda parent, title, prompt: asked.append(prompt) or "replaced"
+    window.actions["view_bindings"].trigger()
+    panel = window.bindings.panel
+    before = panel.model.rowCount()
+    assert window.review.actions.delete(["lint-fixer"]) == ["lint-fixer"]
+    assert "Its 2 bindings to events go with it; Undo puts them back." in asked[0]
+    assert "lint-fixer" not in bus_store and panel.model.rowCount() == before - 2
+    assert "Bus: 3 binding(s)" in panel.status.text()
+    window.actions["undo"].trigger()
+    assert "lint-fixer" in bus_store and panel.model.rowCount() == before
+    assert sorted(b.event_type for b in bus_store.bindings(skill="lint-fixer")) == ["file_changed", "test_failed"]

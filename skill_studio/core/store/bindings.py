@@ -67,6 +67,24 @@ class Bindings(EventLog):
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _values(b)).lastrowid for b in batch]
         return [self.binding(i) for i in ids]
 
+    def restore_bindings(self, bindings: Iterable[Binding]) -> list[Binding]:
+        """Store bindings again as they were (a deleted skill put back): each keeps its id, and so
+        its running cooldown, unless another binding took that id. Raises BindingError."""
+        batch = list(bindings)
+        with self.transaction():
+            errors: dict[str, str] = {}
+            for b in batch:
+                errors.update(self._check_binding(b, f"binding {b.id}: "))
+            if errors:
+                raise BindingError(errors)
+            ids = []
+            for b in batch:
+                free = b.id is not None and not self._rows_of("SELECT 1 FROM bindings WHERE id = ?", (b.id,))
+                ids.append(self._conn.execute(
+                    "INSERT INTO bindings (id, skill, event_type, action, params, conditions, priority, cooldown, "
+                    "enabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (b.id if free else None, *_values(b))).lastrowid)
+        return [self.binding(i) for i in ids]
+
     def update_binding(self, b: Binding) -> Binding:
         """Save a changed binding (found by its id; its cooldown keeps running). Raises NotFound,
         BindingError."""

@@ -17,6 +17,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+import numpy as np
+
 from skill_studio.core import scores
 from skill_studio.core.store.connection import Connection
 from skill_studio.core.store.errors import NotFound
@@ -72,7 +74,7 @@ class OutcomeLog:
 
     legend: Legend
     reasons: list[str]
-    codes: list[int]
+    codes: Sequence[int]     # a list or a numpy array
     ns: list[int]
     results: list[dict]
 
@@ -101,11 +103,14 @@ class OutcomeLog:
             ns = array("I", self.ns)
         except OverflowError:   # over 4.29 s: shown as that
             ns = array("I", [_u32(n) for n in self.ns])
+        codes = self.codes
+        if isinstance(codes, np.ndarray):   # codes are at least FIRED; at most the last reason's index
+            return codes.astype("<i4" if len(self.reasons) > 32767 else "<i2").tobytes(), _little(ns)
         try:
-            codes = array("h", self.codes)
+            packed = array("h", codes)
         except OverflowError:
-            codes = array("i", self.codes)
-        return _little(codes), _little(ns)
+            packed = array("i", codes)
+        return _little(packed), _little(ns)
 
 
 def _u32(n: int) -> int:
@@ -114,20 +119,21 @@ def _u32(n: int) -> int:
 
 class FireTimes:
     """When the bindings of one event type last fired, as the store keeps them: ``ids`` and, at
-    the same positions, ``times`` (unix seconds, 0 = never)."""
+    the same positions, ``times`` (unix seconds, 0 = never; a numpy uint32 array)."""
 
     __slots__ = ("head", "times")
 
     def __init__(self, ids: Sequence[int], times: Sequence[int]):
-        self.head = _little(array("I", ids))
-        self.times = array("I", [_u32(t) for t in times])
+        self.head = np.asarray(ids, dtype=np.int64).astype("<u4").tobytes()
+        self.times = np.clip(np.asarray(times, dtype=np.int64), 0, 0xFFFFFFFF).astype(np.uint32)
 
-    def packed(self, changes: Iterable[tuple[int, int]] = ()) -> bytes:
-        """The stored form, with (position, time) changes applied to a copy."""
-        times = self.times[:]
-        for i, t in changes:
-            times[i] = _u32(t)
-        return self.head + _little(times)
+    def packed(self, positions: Sequence[int] = (), at: int = 0) -> bytes:
+        """The stored form, with the bindings at ``positions`` fired at ``at`` (in a copy)."""
+        times = self.times
+        if len(positions):
+            times = times.copy()
+            times[positions] = _u32(at)
+        return self.head + times.astype("<u4").tobytes()
 
 
 def unpack_fires(data: bytes | None) -> dict[int, int]:

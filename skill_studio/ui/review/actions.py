@@ -140,8 +140,11 @@ class ReviewActions(QObject):
         if not names:
             return []
         what = f'"{names[0]}"' if len(names) == 1 else f"these {len(names)} skills"
-        reason = self.ask_reason(self.window, "Delete", f"Delete {what}? Their history and audit are kept.\n\n"
-                                                       "Reason (optional):")
+        bound = sum(len(self.store.bindings(skill=name)) for name in names)
+        bindings = (f" {'Its' if len(names) == 1 else 'Their'} {bound} binding{'s' if bound != 1 else ''} to events "
+                    "go with {}; Undo puts them back.".format("it" if len(names) == 1 else "them")) if bound else ""
+        reason = self.ask_reason(self.window, "Delete", f"Delete {what}? Their history and audit are kept.{bindings}"
+                                                       "\n\nReason (optional):")
         if reason is None:
             return []
         done, refused, pending = [], {}, list(names)
