@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import os
 import sqlite3
@@ -216,61 +215,6 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def available_skills_block(entries: Sequence[tuple[str, str, str]]) -> str:
-    """The ``<available_skills>`` block for (name, description, SKILL.md location) entries."""
-    if not entries:
-        return "<available_skills>\n</available_skills>"
-    lines = ["<available_skills>"]
-    for name, description, location in entries:
-        lines += ["<skill>", "<name>", html.escape(name), "</name>", "<description>",
-                  html.escape(description), "</description>", "<location>", location,
-                  "</location>", "</skill>"]
-    lines.append("</available_skills>")
-    return "\n".join(lines)
-
-
-def cmd_prompt(args: argparse.Namespace) -> int:
-    from skill_studio.core import skillmd
-    from skill_studio.core.fields import to_skill
-    from skill_studio.core.folders import find_skill_md
-
-    entries: list[tuple[str, str, str]] = []
-    store = None
-    try:
-        for arg in args.names:
-            path = Path(arg)
-            if path.exists():
-                folder = path.parent if path.is_file() else path
-                md = find_skill_md(folder.resolve())
-                if md is None:
-                    raise CliError(f"{arg}: SKILL.md not found")
-                doc = skillmd.parse_document(md.read_bytes(), str(md))
-                skill = to_skill(doc, folder.name)
-                entries.append((skill.name, skill.description, str(md)))
-                continue
-            store = store or _open_store(args)
-            s = _get(store, arg)
-            entries.append((s.name, s.description, _location(s)))
-        if not args.names:
-            store = _open_store(args)
-            for s in store.list():
-                if s.lifecycle in (Lifecycle.VERIFIED, Lifecycle.RELEASED, Lifecycle.DEGRADED):
-                    entries.append((s.name, s.description, _location(s)))
-    finally:
-        if store is not None:
-            store.close()
-    sys.stdout.write(available_skills_block(entries))
-    sys.stdout.write("\n")
-    return 0
-
-
-def _location(s: Skill) -> str:
-    if s.source_path and "!" not in s.source_path and Path(s.source_path).is_file():
-        return str(Path(s.source_path).resolve())
-    raise CliError(f'"{s.name}" has no SKILL.md on disk; export it first '
-                   f"(skill-studio export {s.name} --to DIR) and name that folder", 1)
-
-
 def cmd_window(args: argparse.Namespace) -> int:
     """No command: open the window on the store (created and seeded on first run).
 
@@ -355,13 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("show", "show one skill: fields, scores, files, history", cmd_show)
     s.add_argument("name")
 
-    pr = add("prompt", "print the <available_skills> block for skills (names or folders)",
-             cmd_prompt, json_flag=False)
-    pr.add_argument("names", nargs="*", metavar="NAME|PATH")
+    from skill_studio import cli_agents, cli_authoring, cli_bus, cli_graph, cli_health, cli_review
 
-    from skill_studio import cli_authoring, cli_bus, cli_graph, cli_health, cli_review
-
-    for module in (cli_authoring, cli_review, cli_health, cli_graph, cli_bus):   # the commands of each area
+    for module in (cli_authoring, cli_review, cli_health, cli_graph, cli_bus, cli_agents):   # each area's commands
         module.register(add)
     return p
 

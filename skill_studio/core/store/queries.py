@@ -92,6 +92,10 @@ class Queries(Connection):
             return None
         return (what, self.data_version(), self._writes)
 
+    def match_state(self) -> tuple | None:
+        """A key that holds while the store stays the same (None inside a write transaction)."""
+        return self._state_key("match")
+
     def _hits(self, query: str) -> str:
         """A temporary table of the rows matching a full-text query, kept while the query and
         the store stay the same: a search, its counts and its stats match the text once."""
@@ -270,6 +274,23 @@ class Queries(Connection):
             "SELECT c.name, f.rank, c.lifecycle, c.description FROM (SELECT rowid, rank FROM skills_fts "
             "WHERE skills_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid "
             "WHERE c.name != ? AND c.lifecycle != 'archived' ORDER BY f.rank", (query, limit, exclude))]
+
+    def match_cards(self) -> list[tuple]:
+        """(name, description, trigger_pattern, lifecycle, trust_tier, origin, success_rate,
+        utility_score, last_used_at, created_at, content_hash) of every skill, by name: what
+        matching and the gate read."""
+        return self._rows_of("SELECT name, description, trigger_pattern, lifecycle, trust_tier, origin, success_rate, "
+                             "utility_score, last_used_at, created_at, content_hash FROM skill_cards ORDER BY name")
+
+    def text_matches(self, words: list[str], limit: int) -> list[tuple[str, float]]:
+        """(name, bm25 rank) of the skills whose indexed text holds any of ``words``, best first
+        (ranks are negative: lower is better)."""
+        if not words:
+            return []
+        query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        return [tuple(r) for r in self._rows_of(
+            "SELECT c.name, f.rank FROM (SELECT rowid, rank FROM skills_fts WHERE skills_fts MATCH ? ORDER BY rank "
+            "LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid ORDER BY f.rank", (query, int(limit)))]
 
     def import_state(self) -> dict[str, tuple[int, str, str, str]]:
         """Every skill's (version, content hash, origin, lifecycle): what an import compares against."""

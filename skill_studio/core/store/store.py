@@ -9,7 +9,7 @@ from typing import Any, Iterable
 from skill_studio.core import scores
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
 from skill_studio.core.store.bindings import Bindings
-from skill_studio.core.store.errors import (AlreadyExists, DependentsExist, ReadOnlySkill, StoreError,
+from skill_studio.core.store.errors import (AlreadyExists, DependentsExist, NotFound, ReadOnlySkill, StoreError,
                                             VersionConflict)
 from skill_studio.core.store.history import History
 from skill_studio.core.store.queries import Queries
@@ -201,6 +201,16 @@ class Store(Queries, History, Vectors, Bindings):
                 (o.s, o.f, o.n, int(success), int(not success), scores.success_rate(o),
                  scores.utility(o), stamp, name))
             return self.get(name, with_files=False)
+
+    def mark_loaded(self, name: str, *, now: datetime | None = None) -> str:
+        """Record that an agent loaded the skill (SPEC §4): last_used_at becomes ``now`` and its
+        freshness 1.0; no outcome is counted. Returns the time written. Raises NotFound."""
+        stamp = scores.format_time(now or scores.utcnow())
+        with self.transaction():
+            if not self._conn.execute("UPDATE procedural_memory SET last_used_at = ?, freshness = 1.0 WHERE name = ?",
+                                      (stamp, name)).rowcount:
+                raise NotFound(f"no skill named {name!r}")
+        return stamp
 
     def refresh_freshness(self, now: datetime | None = None) -> int:
         """Recompute every skill's freshness for ``now``; returns how many rows changed."""

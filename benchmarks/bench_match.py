@@ -1,0 +1,84 @@
+"""Matching a query over 100,000 skills (SPEC §8), with the card vectors cached.
+
+Usage: python benchmarks/bench_match.py [--n 100000] [--db PATH] [--runs 100]
+
+The store is built once (as bench_query builds it) and kept at --db for later runs. The first
+query embeds every skill's card (name and description) and keeps the vectors; the figures that
+follow are per query from then on, for each strategy, with queries made of words the library
+uses or taken from descriptions. Target: under 100 ms per query with vectors cached. Figures only; nothing here asserts a
+time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench_query import build  # noqa: E402
+from make_library import WORDS  # noqa: E402
+
+from skill_studio.core import matching  # noqa: E402
+from skill_studio.core.store import Store  # noqa: E402
+
+
+def figures(label: str, times: list[float]) -> None:
+    times = sorted(t * 1000 for t in times)
+    p95 = times[max(0, int(len(times) * 0.95) - 1)]
+    print(f"{label:34} p50 {statistics.median(times):7.1f} ms   p95 {p95:7.1f} ms   worst {times[-1]:7.1f} ms",
+          flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--db", help="keep the store here (built when missing)")
+    ap.add_argument("--runs", type=int, default=100)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(args.db) if args.db else Path(tmp) / "match.db"
+        fresh = not path.exists()
+        store = Store(path)
+        if fresh:
+            t0 = time.perf_counter()
+            build(store, args.n)
+            print(f"built {len(store):,} skills in {time.perf_counter() - t0:.0f} s", flush=True)
+        rng = random.Random(9)
+        # Half the queries are a few words of some skill's description (they have answers), half
+        # are words the library uses at random.
+        cards = store.match_cards()
+        queries = []
+        for i in range(args.runs):
+            if i % 2 == 0:
+                words = rng.choice(cards)[1].split()
+                start = rng.randrange(max(1, len(words) - 6))
+                queries.append(" ".join(words[start:start + rng.randint(4, 7)]))
+            else:
+                queries.append(" ".join(rng.sample(WORDS, rng.randint(2, 6))))
+        t0 = time.perf_counter()
+        first = matching.match(store, queries[0], 10, "vectors")
+        print(f"{len(store):,} skills; first query (every card embedded, then kept): "
+              f"{time.perf_counter() - t0:.2f} s", flush=True)
+        for strategy in ("vectors", "keywords", "auto"):
+            times, found = [], 0
+            for q in queries:
+                t0 = time.perf_counter()
+                r = matching.match(store, q, 10, strategy)
+                times.append(time.perf_counter() - t0)
+                found += len(r.matches)
+            figures(f"{strategy} ({found / len(queries):.1f} matches/query)", times)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak memory {peak:,.0f} MiB; first query found {len(first.matches)} skill(s)")
+        store.close()
+
+
+if __name__ == "__main__":
+    main()

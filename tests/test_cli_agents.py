@@ -1,0 +1,68 @@
+"""The commands that get skills to agents: match, gate, load, prompt --gated."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from skills_ref.cli import main as reference_main
+
+from skill_studio.cli import main
+from skill_studio.core.store import Store
+from conftest import SAMPLES
+
+NAMES = ("release-notes", "pdf-extract", "python-test-writer", "git-commit-message")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def library(capsys, tmp_path) -> str:
+    store = str(tmp_path / "s.db")
+    for name in NAMES:
+        assert run(capsys, "--store", store, "import", str(SAMPLES / name))[0] == 0
+    with Store(tmp_path / "s.db") as s:   # imported as human skills: released, trust 3
+        s.set_state("python-test-writer", lifecycle="candidate")
+    return store
+
+
+def test_match_ranks_and_explains(capsys, tmp_path):
+    store = library(capsys, tmp_path)
+    code, out, _ = run(capsys, "--store", store, "match", "extract tables from a PDF", "--explain")
+    assert code == 0 and out.splitlines()[0].strip().startswith("1. pdf-extract")
+    assert "× utility" in out and "found by" in out
+    code, out, _ = run(capsys, "--store", store, "match", "write pytest tests", "--strategy", "keywords", "--json")
+    data = json.loads(out)
+    assert data["strategy"] == "keywords"
+    assert [m["name"] for m in data["excluded"]] == ["python-test-writer"]
+    assert data["excluded"][0]["excluded"] == "lifecycle is candidate (not exposed)"
+    assert run(capsys, "--store", store, "match", "  ")[0] == 2
+
+
+def test_gate_lists_every_skill_with_its_reason(capsys, tmp_path):
+    store = library(capsys, tmp_path)
+    code, out, _ = run(capsys, "--store", store, "gate")
+    assert code == 0 and "3 of 4 skill(s) pass the gate" in out
+    assert "out   python-test-writer: lifecycle is candidate (not exposed)" in out
+
+
+def test_prompt_gated_is_the_reference_block_of_the_gated_set(capsys, tmp_path):
+    store = library(capsys, tmp_path)
+    _, out, err = run(capsys, "--store", store, "prompt", "--gated")
+    gated = sorted(n for n in NAMES if n != "python-test-writer")
+    ref = CliRunner().invoke(reference_main, ["to-prompt", *(str(SAMPLES / n) for n in gated)])
+    assert out == ref.stdout and err == ""
+
+
+def test_load_prints_the_skill_and_records_the_use(capsys, tmp_path):
+    store = library(capsys, tmp_path)
+    code, out, _ = run(capsys, "--store", store, "load", "pdf-extract")
+    assert code == 0 and out == (SAMPLES / "pdf-extract" / "SKILL.md").read_text()
+    with Store(tmp_path / "s.db") as s:
+        assert s.get("pdf-extract").last_used_at is not None and s.get("pdf-extract").use_count == 0
+    code, _, err = run(capsys, "--store", store, "load", "python-test-writer")
+    assert code == 1 and "kept from agents by the gate" in err
+    assert run(capsys, "--store", store, "load", "python-test-writer", "--force")[0] == 0

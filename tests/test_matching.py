@@ -1,0 +1,128 @@
+"""Matching a query (both strategies, with known answers), the gate's rules, the prompt block for
+the gated set, and loading a skill as an agent does."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from skill_studio.core import matching
+from skill_studio.core.model import Lifecycle, Origin
+from test_store import make
+
+NOW = datetime(2030, 6, 1, tzinfo=timezone.utc)
+
+LIBRARY = {
+    "release-notes": ("Write release notes from the git log and merged pull requests. Use when preparing a release.",
+                      {"trigger-pattern": "release notes?"}),
+    "changelog-writer": ("Keep CHANGELOG.md up to date from commits. Use when a change is merged.", None),
+    "pdf-extract": ("Extract text and tables from PDF files. Use when a PDF must be read.", None),
+    "python-test-writer": ("Write pytest tests for Python modules. Use when code lacks tests.", None),
+    "security-review": ("Review code for security problems such as injection and secrets. Use when reviewing "
+                        "a pull request for security.", None),
+    "csv-cleanup": ("Clean CSV files: encodings, delimiters, empty rows. Use when a CSV will not load.", None),
+}
+
+
+@pytest.fixture
+def lib(store):
+    for name, (description, meta) in LIBRARY.items():
+        store.add(make(name, description, meta=meta))
+    return store
+
+
+def names(found):
+    return [m.name for m in found]
+
+
+def test_keywords_rank_trigger_matches_first_then_bm25(lib):
+    r = matching.match(lib, "write the release notes", strategy="keywords", now=NOW)
+    assert r.strategy == "keywords" and r.matches[0].name == "release-notes" and r.matches[0].trigger
+    assert r.matches[0].similarity == pytest.approx(1.0) or r.matches[0].trigger
+    r = matching.match(lib, "tables in a PDF", strategy="keywords", now=NOW)
+    assert names(r.matches)[0] == "pdf-extract" and r.matches[0].similarity == 1.0
+    first = r.matches[0]
+    assert first.score == pytest.approx(first.similarity * first.utility * first.freshness, abs=1e-5)
+    assert matching.match(lib, "the of and", strategy="keywords", now=NOW).matches == []   # stop words only
+
+
+def test_vectors_keep_only_similar_skills_and_rank_by_the_product(lib):
+    r = matching.match(lib, "extract tables from pdf files", strategy="vectors", now=NOW)
+    assert r.strategy == "vectors" and names(r.matches)[0] == "pdf-extract"
+    assert all(m.similarity > matching.MIN_SIMILARITY for m in r.matches)
+    scores = [m.score for m in r.matches]
+    assert scores == sorted(scores, reverse=True)
+    assert matching.match(lib, "banana bread recipe", strategy="vectors", now=NOW).matches == []
+
+
+def test_auto_falls_back_to_keywords_when_nothing_is_similar_enough(lib):
+    r = matching.match(lib, "CSV delimiters", now=NOW)
+    assert r.strategy in ("vectors", "keywords") and names(r.matches)[0] == "csv-cleanup"
+    r = matching.match(lib, "encodings", now=NOW)          # one word of a long description
+    assert r.strategy == "keywords" and "keywords" in r.note and names(r.matches) == ["csv-cleanup"]
+
+
+def test_utility_and_freshness_change_the_order(lib):
+    for _ in range(20):
+        lib.record_use("changelog-writer", True, now=NOW - timedelta(days=400))
+    before = matching.match(lib, "commits merged release", strategy="keywords", now=NOW)
+    stale = next(m for m in before.matches if m.name == "changelog-writer")
+    assert stale.freshness < 0.001 and stale.utility > 0.9
+    lib.record_use("changelog-writer", True, now=NOW)
+    fresh = next(m for m in matching.match(lib, "commits merged release", strategy="keywords", now=NOW).matches
+                 if m.name == "changelog-writer")
+    assert fresh.freshness == 1.0 and fresh.score > stale.score
+
+
+def test_the_gate_rules_and_excluded_matches(lib):
+    lib.set_state("pdf-extract", lifecycle=Lifecycle.CANDIDATE.value)
+    lib.set_state("csv-cleanup", trust_tier=1)
+    lib.set_state("python-test-writer", lifecycle=Lifecycle.DEGRADED.value)
+    llm = make("llm-helper", "Summarise PDF files quickly. Use when a PDF is long.", origin=Origin.LLM)
+    lib.add(llm)
+    lib.set_state("llm-helper", lifecycle=Lifecycle.VERIFIED.value, trust_tier=2, success_rate=0.2)
+    gate = {e.name: e for e in matching.gate(lib)}
+    assert gate["pdf-extract"].reason == "lifecycle is candidate (not exposed)"
+    assert gate["csv-cleanup"].reason == "trust 1 < 2"
+    assert gate["llm-helper"].reason == "llm skill with success rate 0.20 < 0.30"
+    assert gate["python-test-writer"].passed and gate["python-test-writer"].warning.startswith("degraded")
+    assert matching.gated(lib) == ["changelog-writer", "python-test-writer", "release-notes", "security-review"]
+    r = matching.match(lib, "pdf files", strategy="keywords", now=NOW)
+    assert "pdf-extract" not in names(r.matches)
+    assert {m.name: m.excluded for m in r.excluded} == {"pdf-extract": "lifecycle is candidate (not exposed)",
+                                                        "llm-helper": "llm skill with success rate 0.20 < 0.30",
+                                                        "csv-cleanup": "trust 1 < 2"}    # "CSV files"
+    r = matching.match(lib, "pytest tests for python", strategy="keywords", now=NOW)
+    assert r.matches[0].name == "python-test-writer" and r.matches[0].warning
+
+
+def test_archived_skills_are_never_matched(lib):
+    lib.set_state("csv-cleanup", lifecycle=Lifecycle.ARCHIVED.value)
+    for strategy in ("keywords", "vectors"):
+        r = matching.match(lib, "clean csv files encodings delimiters", strategy=strategy, now=NOW)
+        assert "csv-cleanup" not in names(r.matches) + names(r.excluded)
+
+
+def test_a_change_is_seen_by_the_next_query(lib):
+    assert matching.match(lib, "kubernetes helm charts", strategy="vectors", now=NOW).matches == []
+    lib.add(make("helm-charts", "Write Kubernetes Helm charts. Use when deploying to Kubernetes."))
+    assert names(matching.match(lib, "kubernetes helm charts", strategy="vectors", now=NOW).matches) == ["helm-charts"]
+
+
+def test_bad_queries(lib):
+    with pytest.raises(ValueError):
+        matching.match(lib, "  ")
+    with pytest.raises(ValueError):
+        matching.match(lib, "x", strategy="magic")
+
+
+def test_keywords_of_a_query():
+    assert matching.keywords("Write the release-notes for v2, and the CHANGELOG") == [
+        "write", "release-notes", "v2", "changelog"]
+
+
+def test_a_broken_trigger_pattern_matches_nothing(lib):
+    lib.add(make("broken", "Broken trigger. Use never.", meta={"trigger-pattern": "(unclosed"}))
+    found = matching.match(lib, "(unclosed", strategy="keywords", now=NOW).matches   # found by its text only
+    assert [(m.name, m.trigger) for m in found] == [("broken", False)]
