@@ -3,32 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import html
 import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
-from skill_studio.core.model import Skill
-
-
-def available_skills_block(entries: Sequence[tuple[str, str, str]]) -> str:
-    """The ``<available_skills>`` block for (name, description, SKILL.md location) entries."""
-    if not entries:
-        return "<available_skills>\n</available_skills>"
-    lines = ["<available_skills>"]
-    for name, description, location in entries:
-        lines += ["<skill>", "<name>", html.escape(name), "</name>", "<description>",
-                  html.escape(description), "</description>", "<location>", location,
-                  "</location>", "</skill>"]
-    lines.append("</available_skills>")
-    return "\n".join(lines)
-
-
-def skill_md_location(s: Skill) -> str | None:
-    """The absolute path of the skill's SKILL.md on disk, or None when it has none."""
-    if s.source_path and "!" not in s.source_path and Path(s.source_path).is_file():
-        return str(Path(s.source_path).resolve())
-    return None
+from skill_studio.core.prompt import available_skills_block, skill_md_location
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:

@@ -1,0 +1,44 @@
+"""The ``<available_skills>`` prompt block (SKILL-FORMAT.md, byte-identical to the reference's
+``to-prompt``) and where a stored skill's SKILL.md is for an agent."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Sequence
+
+from skill_studio.core.model import Skill
+
+
+def available_skills_block(entries: Sequence[tuple[str, str, str]]) -> str:
+    """The ``<available_skills>`` block for (name, description, SKILL.md location) entries."""
+    if not entries:
+        return "<available_skills>\n</available_skills>"
+    lines = ["<available_skills>"]
+    for name, description, location in entries:
+        lines += ["<skill>", "<name>", html.escape(name), "</name>", "<description>",
+                  html.escape(description), "</description>", "<location>", location,
+                  "</location>", "</skill>"]
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+def skill_md_location(s: Skill) -> str | None:
+    """The absolute path of the skill's SKILL.md on disk, or None when it has none."""
+    if s.source_path and "!" not in s.source_path and Path(s.source_path).is_file():
+        return str(Path(s.source_path).resolve())
+    return None
+
+
+def prompt_for(store, names: Sequence[str]) -> tuple[str, list[str]]:
+    """(the block for the named skills that have a SKILL.md on disk, in the order given; the
+    names left out because they have none)."""
+    entries, left_out = [], []
+    for name in names:
+        s = store.get(name, with_files=False)
+        location = skill_md_location(s)
+        if location is None:
+            left_out.append(s.name)
+        else:
+            entries.append((s.name, s.description, location))
+    return available_skills_block(entries), left_out

@@ -1,0 +1,98 @@
+"""Try a query: typing a query shows the ranked skills with their breakdown, the strategy switch,
+the skills the gate keeps out with the rule, the prompt block copied, and the tab in the window;
+a screenshot for a person to look at."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+from skill_studio.core.prompt import available_skills_block, skill_md_location
+from skill_studio.ui.agents.query_panel import COLUMNS, QueryPanel
+from skill_studio.ui.main_window import MainWindow
+from skill_studio.ui.settings import StudioSettings
+from conftest import SCREENSHOTS
+
+
+@pytest.fixture
+def panel(qtbot, seeded_store):
+    p = QueryPanel(seeded_store)
+    qtbot.addWidget(p)
+    p.resize(1100, 640)
+    p.show()
+    qtbot.waitExposed(p)
+    copied = []
+    p.copy_text = copied.append
+    p.copied = copied
+    return p
+
+
+def column(table, name):
+    c = (COLUMNS.index(name) if table.columnCount() == len(COLUMNS) else
+         [table.horizontalHeaderItem(i).text() for i in range(table.columnCount())].index(name))
+    return [table.item(r, c).text() for r in range(table.rowCount())]
+
+
+def test_typing_a_query_ranks_skills_with_their_breakdown(panel, qtbot):
+    qtbot.keyClicks(panel.query, "extract text from a pdf")
+    qtbot.waitUntil(lambda: panel.matches.rowCount() > 0, timeout=3000)
+    assert column(panel.matches, "Skill")[0] == "pdf-extract"
+    assert column(panel.matches, "#")[0] == "1"
+    sim, util, fresh, score = (float(column(panel.matches, k)[0]) for k in ("Similarity", "Utility", "Freshness",
+                                                                             "Score"))
+    assert score == pytest.approx(sim * util * fresh, abs=2e-3)
+    assert "may see" in panel.status.text() and panel.result.strategy in ("vectors", "keywords")
+    panel.grab().save(str(SCREENSHOTS / "query-panel.png"))
+
+
+def test_the_strategy_switch_and_the_excluded_skills(panel, qtbot, seeded_store):
+    panel.set_query("write python tests with pytest", "keywords")
+    assert panel.result.strategy == "keywords" and "found by keywords" in panel.status.text()
+    excluded = dict(zip(column(panel.excluded, "Skill"), column(panel.excluded, "Why agents do not see it")))
+    assert excluded["python-test-writer"] == "lifecycle is candidate (not exposed)"
+    assert panel.excluded_label.text().startswith("Kept out by the gate: ")
+    panel.strategy.setCurrentIndex(panel.strategy.findData("vectors"))
+    assert panel.result.strategy == "vectors"
+    assert all(float(s) > 0.3 for s in column(panel.matches, "Similarity"))
+    panel.query.clear()
+    panel.run()
+    assert panel.matches.rowCount() == 0 and panel.excluded.rowCount() == 0
+
+
+def test_copy_prompt_block_of_the_gated_set(panel, seeded_store):
+    from skill_studio.core import matching
+
+    block = panel.copy_prompt()
+    gated = [seeded_store.get(n) for n in matching.gated(seeded_store)]
+    expected = available_skills_block([(s.name, s.description, skill_md_location(s)) for s in gated
+                                       if skill_md_location(s)])
+    assert panel.copied == [block] and block == expected and block.count("<skill>") == len(gated)
+    assert "python-test-writer" not in block
+    assert f"Copied the prompt block of {len(gated)} skill(s)" in panel.status.text()
+
+
+def test_the_window_tab_follows_the_store(qtbot, seeded_store, tmp_path):
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    w = MainWindow(seeded_store, settings)
+    qtbot.addWidget(w)
+    w.resize(1300, 820)
+    w.show()
+    qtbot.waitExposed(w)
+    w.actions["try_query"].trigger()
+    panel = w.agents.query
+    assert w.workspace.currentWidget() is panel
+    panel.set_query("pdf tables", "keywords")
+    assert "pdf-extract" in column(panel.matches, "Skill")
+    seeded_store.set_state("pdf-extract", lifecycle="deprecated")
+    w.storeChanged.emit()
+    assert "pdf-extract" not in column(panel.matches, "Skill")
+    assert "pdf-extract" in column(panel.excluded, "Skill")
+    panel.set_query("release notes from the git log", "keywords")
+    panel.matches.selectRow(0)
+    QApplication.processEvents()
+    assert w.browser.selected_names() == [column(panel.matches, "Skill")[0]]
+    w.workspace.removeTab(w.workspace.indexOf(panel))
+    w.actions["try_query"].trigger()
+    assert w.agents.query.isVisible() or w.workspace.currentWidget() is w.agents.query
+    qtbot.keyClick(w.agents.query.query, Qt.Key_Escape)
