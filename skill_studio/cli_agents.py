@@ -147,6 +147,85 @@ def cmd_load(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(report, args) -> int:
+    from skill_studio.cli import _emit_json
+
+    if getattr(args, "json", False):
+        _emit_json({"installed": report.installed, "unchanged": report.unchanged, "removed": report.removed,
+                    "skipped": report.skipped, "warnings": report.warnings})
+        return 1 if report.skipped else 0
+    for w in report.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for label, names in (("installed", report.installed), ("already current", report.unchanged),
+                         ("removed", report.removed)):
+        if names:
+            print(f"{label}: {', '.join(names)}")
+    for name, why in report.skipped.items():
+        print(f"skipped {name}: {why}", file=sys.stderr)
+    return 1 if report.skipped else 0
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError, _open_store
+    from skill_studio.core import install
+
+    store = _open_store(args)
+    try:
+        report = install.install(store, args.to, args.names or None, link=args.link, prune=args.prune)
+    except (install.InstallError, OSError) as e:
+        raise CliError(str(e), 1) from None
+    finally:
+        store.close()
+    return _report(report, args)
+
+
+def cmd_uninstall(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError
+    from skill_studio.core import install
+
+    try:
+        report = install.uninstall(args.folder, args.names)
+    except (install.InstallError, OSError) as e:
+        raise CliError(str(e), 1) from None
+    return _report(report, args)
+
+
+def cmd_installed(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError, _emit_json, _open_store
+    from skill_studio.core import install
+
+    store = _open_store(args)
+    try:
+        rows = install.status(store, args.folder)
+        if args.update:
+            rows = install.update(store, args.folder)
+    except (install.InstallError, OSError) as e:
+        raise CliError(str(e), 1) from None
+    finally:
+        store.close()
+    if args.json:
+        _emit_json([{"name": r.name, "mode": r.mode, "version": r.version, "current_version": r.current_version,
+                     "state": r.state, "detail": r.detail} for r in rows])
+        return 0
+    if not rows:
+        print(f"nothing installed by Skill Studio in {args.folder}")
+    for r in rows:
+        print(f"  {r.state:<18} {r.name} ({r.mode}, v{r.version})" + (f": {r.detail}" if r.detail else ""))
+    return 0
+
+
+def cmd_descriptor(args: argparse.Namespace) -> int:
+    from skill_studio.cli import _emit_json, _open_store
+    from skill_studio.core import install
+
+    store = _open_store(args)
+    try:
+        _emit_json(install.descriptor(store, args.root))
+    finally:
+        store.close()
+    return 0
+
+
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     from skill_studio.core.matching import STRATEGIES
 
@@ -166,3 +245,20 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
              cmd_prompt, json_flag=False)
     pr.add_argument("names", nargs="*", metavar="NAME|PATH")
     pr.add_argument("--gated", action="store_true", help="only the skills that pass the gate")
+    ins = add("install", "install skills into an agent's skill folder (read-only copies; the gated set when none named)",
+              cmd_install)
+    ins.add_argument("names", nargs="*", metavar="NAME")
+    ins.add_argument("--to", required=True, metavar="DIR", help="e.g. .claude/skills, .agents/skills, WORKSPACE/.skills")
+    ins.add_argument("--link", action="store_true", help="link to each skill's own folder instead of copying "
+                                                          "(edits through the link change the library)")
+    ins.add_argument("--prune", action="store_true", help="remove skills installed there before that are not in the set")
+    un = add("uninstall", "remove skills the studio installed in a folder (nothing else there is touched)",
+             cmd_uninstall)
+    un.add_argument("folder", metavar="DIR")
+    un.add_argument("names", nargs="+", metavar="NAME")
+    st = add("installed", "what the studio installed in a folder: current, stale, modified or missing", cmd_installed)
+    st.add_argument("folder", metavar="DIR")
+    st.add_argument("--update", action="store_true", help="reinstall the stale, modified and missing ones")
+    de = add("descriptor", "a JSON descriptor for runtimes: the skills root, enabled and disabled skills",
+             cmd_descriptor, json_flag=False)
+    de.add_argument("--root", required=True, metavar="DIR", help="where the skills are installed")

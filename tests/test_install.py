@@ -1,0 +1,133 @@
+"""Installing skills into agent folders: read-only copies or links, the manifest, stale and
+modified copies, updates, and never touching what the studio did not install."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from skill_studio.cli import main
+from skill_studio.core import install, matching
+from skill_studio.core.store import Store
+from conftest import SAMPLES
+from test_store import make
+
+
+@pytest.fixture
+def lib(tmp_path, capsys):
+    path = tmp_path / "s.db"
+    for name in ("release-notes", "pdf-extract", "python-test-writer"):
+        assert main(["--store", str(path), "import", str(SAMPLES / name)]) == 0
+    capsys.readouterr()
+    with Store(path) as s:
+        s.set_state("python-test-writer", lifecycle="candidate")
+        yield s
+
+
+def modes(folder):
+    return {str(p.relative_to(folder)): stat.S_IMODE(p.stat().st_mode) for p in [folder, *folder.rglob("*")]}
+
+
+def test_a_copy_of_the_gated_set_read_only_with_a_manifest(lib, tmp_path):
+    target = tmp_path / "agent" / ".claude" / "skills"
+    report = install.install(lib, target)
+    assert report.installed == ["pdf-extract", "release-notes"] and not report.skipped
+    assert sorted(p.name for p in target.iterdir()) == [install.MANIFEST, "pdf-extract", "release-notes"]
+    assert (target / "pdf-extract" / "SKILL.md").read_bytes() == (SAMPLES / "pdf-extract" / "SKILL.md").read_bytes()
+    for path, mode in modes(target / "release-notes").items():
+        assert mode & 0o222 == 0, path                       # nothing writable
+    manifest = json.loads((target / install.MANIFEST).read_text())
+    entry = manifest["skills"]["pdf-extract"]
+    assert entry["mode"] == "copy" and entry["version"] == 1 and "SKILL.md" in entry["files"]
+    assert [(r.name, r.state) for r in install.status(lib, target)] == [("pdf-extract", "current"),
+                                                                        ("release-notes", "current")]
+    again = install.install(lib, target)
+    assert again.installed == [] and again.unchanged == ["pdf-extract", "release-notes"]
+
+
+def test_stale_and_modified_copies_are_reported_and_updated(lib, tmp_path):
+    target = tmp_path / "skills"
+    install.install(lib, target)
+    skill = lib.get("pdf-extract")
+    lib.update("pdf-extract", make("pdf-extract", "Extract text from PDF files. Use when reading PDFs."),
+               skill.version)
+    md = target / "release-notes" / "SKILL.md"
+    os.chmod(md, 0o644)
+    md.write_text("changed by an agent\n")
+    states = {r.name: (r.state, r.detail) for r in install.status(lib, target)}
+    assert states["pdf-extract"] == ("stale", "v1 installed, v2 in the store")
+    assert states["release-notes"][0] == "modified"
+    after = install.update(lib, target)
+    assert [r.state for r in after] == ["current", "current"]
+    assert "Use when reading PDFs." in (target / "pdf-extract" / "SKILL.md").read_text()
+    assert md.read_bytes() == (SAMPLES / "release-notes" / "SKILL.md").read_bytes()
+    assert not [p for p in target.iterdir() if p.name.endswith((".tmp", ".old"))]   # no leftovers
+
+
+def test_what_the_studio_did_not_install_is_never_touched(lib, tmp_path):
+    target = tmp_path / "skills"
+    (target / "release-notes").mkdir(parents=True)
+    (target / "release-notes" / "SKILL.md").write_text("the user's own\n")
+    (target / "my-skill").mkdir()
+    (target / "my-skill" / "SKILL.md").write_text("mine\n")
+    report = install.install(lib, target)
+    assert report.installed == ["pdf-extract"] and "not installed by Skill Studio" in report.skipped["release-notes"]
+    assert (target / "release-notes" / "SKILL.md").read_text() == "the user's own\n"
+    pruned = install.install(lib, target, ["release-notes"], prune=True)
+    assert pruned.removed == ["pdf-extract"] and not (target / "pdf-extract").exists()
+    assert install.uninstall(target, ["my-skill"]).skipped == {"my-skill": "not installed here by Skill Studio; "
+                                                                           "left alone"}
+    assert (target / "my-skill" / "SKILL.md").read_text() == "mine\n"
+
+
+def test_links_on_request_with_the_warning(lib, tmp_path):
+    target = tmp_path / "skills"
+    lib.add(make("no-folder", "Exists only in the store. Use when testing."))
+    report = install.install(lib, target, ["pdf-extract", "no-folder"], link=True)
+    assert report.installed == ["pdf-extract"] and report.warnings == [install.LINK_WARNING]
+    assert "no folder on disk" in report.skipped["no-folder"]
+    link = target / "pdf-extract"
+    assert link.is_symlink() and link.resolve() == (SAMPLES / "pdf-extract").resolve()
+    assert [(r.name, r.mode, r.state) for r in install.status(lib, target)] == [("pdf-extract", "link", "current")]
+    assert install.uninstall(target, ["pdf-extract"]).removed == ["pdf-extract"]
+    assert not link.is_symlink() and (SAMPLES / "pdf-extract" / "SKILL.md").is_file()   # the library stays
+
+
+def test_a_foreign_manifest_stops_the_install(lib, tmp_path):
+    target = tmp_path / "skills"
+    target.mkdir()
+    (target / install.MANIFEST).write_text("[1, 2]")
+    with pytest.raises(install.InstallError, match="not an install manifest"):
+        install.install(lib, target)
+    assert sorted(p.name for p in target.iterdir()) == [install.MANIFEST]
+
+
+def test_a_skill_removed_from_the_store_is_reported(lib, tmp_path):
+    target = tmp_path / "skills"
+    install.install(lib, target)
+    lib.delete("pdf-extract")
+    assert {r.name: r.state for r in install.status(lib, target)}["pdf-extract"] == "removed from store"
+
+
+def test_descriptor(lib, tmp_path):
+    d = install.descriptor(lib, tmp_path / "skills")
+    assert d["skills_root"] == str((tmp_path / "skills").resolve())
+    default = d["consumers"]["default"]
+    assert default["enabled"] == matching.gated(lib) == ["pdf-extract", "release-notes"]
+    assert default["disabled"] == [{"name": "python-test-writer", "reason": "lifecycle is candidate (not exposed)"}]
+
+
+def test_the_commands(lib, tmp_path, capsys):
+    store, target = str(lib.path), str(tmp_path / "skills")
+    assert main(["--store", store, "install", "--to", target]) == 0
+    assert "installed: pdf-extract, release-notes" in capsys.readouterr().out
+    assert main(["--store", store, "installed", target, "--json"]) == 0
+    assert [r["state"] for r in json.loads(capsys.readouterr().out)] == ["current", "current"]
+    assert main(["--store", store, "install", "--to", target, "--link", "python-test-writer"]) == 0
+    assert "edits made through the link change the library" in capsys.readouterr().err
+    assert main(["--store", store, "descriptor", "--root", target]) == 0
+    assert json.loads(capsys.readouterr().out)["consumers"]["default"]["enabled"] == ["pdf-extract", "release-notes"]
+    assert main(["--store", store, "uninstall", target, "nope"]) == 1
