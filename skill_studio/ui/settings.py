@@ -59,5 +59,18 @@ class StudioSettings:
     def reviewer(self, value: str) -> None:
         self._s.setValue("review/reviewer", value.strip())
 
+    @property
+    def install_folders(self) -> list[str]:
+        """Agent skill folders installed into, most recent first."""
+        try:
+            value = json.loads(str(self._get("agents/install_folders", "[]")))
+        except ValueError:
+            return []
+        return [f for f in value if isinstance(f, str)] if isinstance(value, list) else []
+
+    @install_folders.setter
+    def install_folders(self, value: list[str]) -> None:
+        self._s.setValue("agents/install_folders", json.dumps(list(dict.fromkeys(value))[:8]))
+
     def sync(self) -> None:
         self._s.sync()

@@ -96,3 +96,62 @@ def test_the_window_tab_follows_the_store(qtbot, seeded_store, tmp_path):
     w.actions["try_query"].trigger()
     assert w.agents.query.isVisible() or w.workspace.currentWidget() is w.agents.query
     qtbot.keyClick(w.agents.query.query, Qt.Key_Escape)
+
+
+def test_the_install_dialog(qtbot, seeded_store, tmp_path):
+    from skill_studio.core import install, matching
+    from skill_studio.ui.agents.install_dialog import InstallDialog
+
+    target = tmp_path / "agent" / "skills"
+    dialog = InstallDialog(seeded_store, None, [str(target)])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.target() == str(target)
+    gated = matching.gated(seeded_store)
+    assert dialog.checked() == gated and dialog.count.text() == f"{len(gated)} ticked"
+    disabled = [dialog.skills.item(i).text() for i in range(dialog.skills.count())
+                if not dialog.skills.item(i).flags() & Qt.ItemIsEnabled]
+    assert "python-test-writer — lifecycle is candidate (not exposed)" in disabled
+    two = [n for n in gated if seeded_store.get(n).origin.value != "builtin"][:2]
+    dialog.set_checked(two)
+    qtbot.mouseClick(dialog.install_button, Qt.LeftButton)
+    assert dialog.last_report.installed == two and "Installed 2" in dialog.message.text()
+    assert dialog.installed.rowCount() == 2 and dialog.installed.item(0, 1).text() == "current"
+    assert not dialog.link_warning.isVisible()
+    dialog.link.setChecked(True)
+    assert dialog.link_warning.isVisible() and "change the library" in dialog.link_warning.text()
+    dialog.copy.setChecked(True)
+    name = two[0]
+    skill = seeded_store.get(name)
+    from test_store import make
+    seeded_store.update(name, make(name, skill.description + " Changed."), skill.version)
+    dialog.refresh_status()
+    assert dialog.installed.item(0, 1).text() == "stale" and dialog.update_button.isEnabled()
+    QApplication.processEvents()   # the layout follows the hidden warning
+    dialog.grab().save(str(SCREENSHOTS / "install-dialog.png"))
+    qtbot.mouseClick(dialog.update_button, Qt.LeftButton)
+    assert [r.state for r in install.status(seeded_store, target)] == ["current", "current"]
+    assert dialog.message.text().startswith("Updated: every installed skill is current")
+    dialog.set_checked([])
+    dialog.prune.setChecked(True)
+    assert dialog.install_button.isEnabled()
+    qtbot.mouseClick(dialog.install_button, Qt.LeftButton)
+    assert sorted(dialog.last_report.removed) == sorted(two) and install.status(seeded_store, target) == []
+
+
+def test_the_install_action_remembers_the_folder(qtbot, seeded_store, tmp_path, monkeypatch):
+    from skill_studio.ui.agents import install_dialog
+
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    w = MainWindow(seeded_store, settings)
+    qtbot.addWidget(w)
+    target = str(tmp_path / "skills")
+
+    def run(self):
+        self.folder.setCurrentText(target)
+        self.do_install()
+        return 0
+    monkeypatch.setattr(install_dialog.InstallDialog, "exec", run)
+    w.actions["install_skills"].trigger()
+    assert settings.install_folders == [target] and (tmp_path / "skills" / "release-notes" / "SKILL.md").is_file()

@@ -15,10 +15,15 @@ class WindowAgents:
     def __init__(self, window: "MainWindow"):
         self.window = w = window
         self.query = None
+        self.dialog = None   # the install dialog while it is open
         w._action("try_query", "Try a &query", self.show, "Ctrl+Shift+Q",
                   "The skills an agent would be offered for a query, and those the gate keeps out")
+        w._action("install_skills", "&Install for agents…", self.install, "Ctrl+Shift+I",
+                  "Copy (or link) the skills agents may see into an agent's skill folder")
         view_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "View")
         view_menu.addAction(w.actions["try_query"])
+        file_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "File")
+        file_menu.insertAction(_export_or_last(file_menu), w.actions["install_skills"])
         toolbar = w.findChild(QToolBar, "main_toolbar")
         if toolbar is not None:
             toolbar.addAction(w.actions["try_query"])
@@ -41,6 +46,20 @@ class WindowAgents:
         w.workspace.setCurrentWidget(self.query)
         self.query.query.setFocus()
 
+    def install(self) -> None:
+        """The install dialog: the skills agents may see into an agent's skill folder."""
+        from skill_studio.ui.agents.install_dialog import InstallDialog
+
+        w = self.window
+        self.dialog = InstallDialog(w.store, w, w.settings.install_folders)
+        try:
+            self.dialog.exec()
+            if self.dialog.last_report is not None:
+                w.settings.install_folders = [self.dialog.target(), *w.settings.install_folders]
+        finally:
+            self.dialog.deleteLater()
+            self.dialog = None
+
     def _reveal(self, name: str) -> None:
         if name in self.window.store:
             self.window.reveal(name)
@@ -48,3 +67,12 @@ class WindowAgents:
     def _store_changed(self) -> None:
         if self.is_open():
             self.query.store_changed()
+
+
+def _export_or_last(menu):
+    """The action after the File menu's export entry (the install goes beside it), else None: last."""
+    actions = menu.actions()
+    for i, a in enumerate(actions):
+        if "export" in a.text().replace("&", "").lower():
+            return actions[i + 1] if i + 1 < len(actions) else None
+    return None

@@ -1,0 +1,222 @@
+"""Install skills into an agent's skill folder: choose the folder and copy or link, tick the
+skills (those the gate lets agents see), see what is installed there already (current, stale,
+modified) and update it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
+                               QFileDialog, QFormLayout, QHBoxLayout, QHeaderView, QLabel, QListWidget,
+                               QListWidgetItem, QPushButton, QRadioButton, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from skill_studio.core import install, matching
+
+FAIL, WARN, PASS = "#c62828", "#b26a00", "#2e7d32"
+STATE_COLOURS = {"current": PASS, "stale": WARN, "modified": WARN, "missing": FAIL, "removed from store": FAIL}
+
+
+def preset_folders() -> list[str]:
+    """Agent skill folders to offer: the user's Claude and agents folders, and .skills here."""
+    home = Path.home()
+    return [str(home / ".claude" / "skills"), str(home / ".agents" / "skills"), str(Path.cwd() / ".skills")]
+
+
+class InstallDialog(QDialog):
+    def __init__(self, store, parent: QWidget | None = None, folders: list[str] | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Install skills for agents")
+        self.store = store
+        self.pick_folder = lambda start: QFileDialog.getExistingDirectory(self, "Agent skill folder", start)
+        self.last_report: install.InstallReport | None = None
+
+        self.folder = QComboBox(editable=True)
+        self.folder.addItems(list(dict.fromkeys((folders or []) + preset_folders())))
+        self.folder.setMinimumContentsLength(40)
+        self.folder.setToolTip("The agent's skills folder: each skill goes in a folder of its name")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        where = QHBoxLayout()
+        where.addWidget(self.folder, 1)
+        where.addWidget(browse)
+
+        self.copy = QRadioButton("Copy, read-only (an agent cannot change the library)")
+        self.link = QRadioButton("Link to each skill's own folder")
+        self.copy.setChecked(True)
+        self._mode = QButtonGroup(self)
+        for b in (self.copy, self.link):
+            self._mode.addButton(b)
+        self.link_warning = QLabel(f"Careful: {install.LINK_WARNING}.")
+        self.link_warning.setWordWrap(True)
+        self.link_warning.setStyleSheet(f"color: {WARN};")
+        self.link_warning.setVisible(False)
+        self.link.toggled.connect(self.link_warning.setVisible)
+        self.prune = QCheckBox("Remove skills installed there before that are not ticked")
+        self.prune.toggled.connect(lambda _on: self._count())
+
+        self.skills = QListWidget()
+        self.skills.setAccessibleName("Skills to install")
+        self.gate = {e.name: e for e in matching.gate(store)}
+        for e in self.gate.values():
+            item = QListWidgetItem(e.name if e.passed else f"{e.name} — {e.reason}")
+            item.setData(Qt.UserRole, e.name)
+            if e.passed:
+                item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+                item.setCheckState(Qt.Checked)
+                item.setToolTip(e.warning or e.description)
+            else:
+                item.setFlags(item.flags() & ~Qt.ItemIsEnabled)
+                item.setToolTip(f"Agents may not see it: {e.reason}")
+            self.skills.addItem(item)
+        self.count = QLabel()
+        self.skills.itemChanged.connect(lambda _item: self._count())
+        all_button, none_button = QPushButton("All that agents may see"), QPushButton("None")
+        all_button.clicked.connect(lambda: self._check(True))
+        none_button.clicked.connect(lambda: self._check(False))
+        pick = QHBoxLayout()
+        pick.addWidget(self.count, 1)
+        pick.addWidget(all_button)
+        pick.addWidget(none_button)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(QLabel("Skills"))
+        left_layout.addWidget(self.skills, 1)
+        left_layout.addLayout(pick)
+
+        self.installed = QTableWidget(0, 3)
+        self.installed.setHorizontalHeaderLabels(["Installed there", "State", "Detail"])
+        self.installed.verticalHeader().setVisible(False)
+        self.installed.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.installed.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.installed.horizontalHeader().setStretchLastSection(True)
+        self.update_button = QPushButton("Update stale")
+        self.update_button.clicked.connect(self.update_stale)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(QLabel("In this folder now"))
+        right_layout.addWidget(self.installed, 1)
+        right_layout.addWidget(self.update_button, 0, Qt.AlignRight)
+        split = QSplitter()
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([380, 420])
+
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        self.install_button = buttons.addButton("Install", QDialogButtonBox.AcceptRole)
+        self.install_button.setDefault(True)
+        self.install_button.clicked.connect(self.do_install)
+        buttons.rejected.connect(self.reject)
+
+        how = QVBoxLayout()
+        how.setSpacing(4)
+        for w in (self.copy, self.link, self.link_warning, self.prune):
+            how.addWidget(w)
+        form = QFormLayout()
+        form.addRow("Folder", where)
+        form.addRow("How", how)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.message)
+        layout.addWidget(buttons)
+        self.folder.currentTextChanged.connect(lambda _text: self.refresh_status())
+        self._count()
+        self.refresh_status()
+        self.resize(860, 600)
+
+    # --- choosing ---------------------------------------------------------------------
+
+    def target(self) -> str:
+        return self.folder.currentText().strip()
+
+    def checked(self) -> list[str]:
+        return [self.skills.item(i).data(Qt.UserRole) for i in range(self.skills.count())
+                if self.skills.item(i).checkState() == Qt.Checked]
+
+    def set_checked(self, names: list[str]) -> None:
+        wanted = set(names)
+        for i in range(self.skills.count()):
+            item = self.skills.item(i)
+            if item.flags() & Qt.ItemIsUserCheckable:
+                item.setCheckState(Qt.Checked if item.data(Qt.UserRole) in wanted else Qt.Unchecked)
+
+    def _check(self, on: bool) -> None:
+        self.set_checked([n for n, e in self.gate.items() if e.passed] if on else [])
+
+    def _count(self) -> None:
+        n = len(self.checked())
+        self.count.setText(f"{n} ticked")
+        self.install_button.setEnabled(n > 0 or self.prune.isChecked())
+
+    @Slot()
+    def _browse(self) -> None:
+        chosen = self.pick_folder(self.target() or str(Path.home()))
+        if chosen:
+            self.folder.setCurrentText(chosen)
+
+    # --- doing ------------------------------------------------------------------------
+
+    def refresh_status(self) -> None:
+        target = self.target()
+        rows = []
+        try:
+            rows = install.status(self.store, target) if target and Path(target).is_dir() else []
+        except (install.InstallError, OSError) as e:
+            self._say(str(e), FAIL)
+        self.installed.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            state = QTableWidgetItem(row.state)
+            state.setForeground(QColor(STATE_COLOURS.get(row.state, PASS)))
+            for c, item in enumerate((QTableWidgetItem(f"{row.name} ({row.mode}, v{row.version})"), state,
+                                      QTableWidgetItem(row.detail))):
+                self.installed.setItem(r, c, item)
+        self.update_button.setEnabled(any(row.state in ("stale", "modified", "missing") for row in rows))
+
+    @Slot()
+    def do_install(self) -> install.InstallReport | None:
+        target = self.target()
+        if not target:
+            self._say("Choose a folder first.", FAIL)
+            return None
+        try:
+            report = install.install(self.store, target, self.checked(), link=self.link.isChecked(),
+                                     prune=self.prune.isChecked())
+        except (install.InstallError, OSError) as e:
+            self._say(f"Nothing was installed: {e}", FAIL)
+            return None
+        self.last_report = report
+        parts = []
+        if report.installed:
+            parts.append(f"Installed {len(report.installed)}: {', '.join(report.installed)}.")
+        if report.unchanged:
+            parts.append(f"{len(report.unchanged)} already current.")
+        if report.removed:
+            parts.append(f"Removed {', '.join(report.removed)}.")
+        parts += [f"Skipped {name}: {why}." for name, why in report.skipped.items()]
+        self._say(" ".join(parts) or "Nothing to do.", FAIL if report.skipped else PASS)
+        self.refresh_status()
+        return report
+
+    @Slot()
+    def update_stale(self) -> None:
+        try:
+            rows = install.update(self.store, self.target())
+        except (install.InstallError, OSError) as e:
+            self._say(f"Nothing was updated: {e}", FAIL)
+            return
+        left = [r.name for r in rows if r.state != "current"]
+        self._say("Updated: every installed skill is current." if not left else
+                  f"Updated what could be; still not current: {', '.join(left)}.", PASS if not left else WARN)
+        self.refresh_status()
+
+    def _say(self, text: str, colour: str) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet(f"color: {colour};")
