@@ -299,9 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("show", "show one skill: fields, scores, files, history", cmd_show)
     s.add_argument("name")
 
-    from skill_studio import cli_agents, cli_authoring, cli_bus, cli_graph, cli_health, cli_review
+    from skill_studio import cli_agents, cli_authoring, cli_bus, cli_graph, cli_health, cli_linked, cli_review
 
-    for module in (cli_authoring, cli_review, cli_health, cli_graph, cli_bus, cli_agents):   # each area's commands
+    for module in (cli_authoring, cli_review, cli_health, cli_graph, cli_bus, cli_agents, cli_linked):   # each area
         module.register(add)
     return p
 

@@ -88,12 +88,14 @@ class MainWindow(QMainWindow):
         self.review = WindowReview(self)
         self.watcher.changedElsewhere.connect(self.review.queue.refresh)
         from skill_studio.ui.agents.window_agents import WindowAgents
+        from skill_studio.ui.agents.window_linked import WindowLinked
         from skill_studio.ui.bindings.window_bindings import WindowBindings
         from skill_studio.ui.graph.window_graph import WindowGraph
 
         self.graph = WindowGraph(self)
         self.bindings = WindowBindings(self)
         self.agents = WindowAgents(self)
+        self.linked = WindowLinked(self)
         self.browser.restore_state(settings.browser_state)  # applies the saved filters once
         self.stats.update_stats(self.model.filters)
         self._on_selection(self.browser.selected_names())

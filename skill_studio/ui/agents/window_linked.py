@@ -1,0 +1,282 @@
+"""Linked folders in the main window: File ▸ Link a folder of skills… and Linked folders…; the
+linked folders are watched, and every change on disk or save in the studio starts a sync (after a
+short pause); a conflict is shown with both versions side by side for the user to choose."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QFileSystemWatcher, QTimer
+from PySide6.QtGui import QColor, QFontDatabase, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QListWidget,
+                               QMessageBox, QPlainTextEdit, QPushButton, QSplitter, QTextEdit, QVBoxLayout,
+                               QWidget)
+
+from skill_studio.core import linked
+from skill_studio.core.folders import discover
+
+if TYPE_CHECKING:
+    from skill_studio.ui.main_window import MainWindow
+
+SYNC_DELAY_MS = 600
+
+
+class ConflictDialog(QDialog):
+    """One skill changed on disk and in the studio: both versions, and which to keep."""
+
+    def __init__(self, conflict: linked.Conflict, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.conflict, self.choice = conflict, None
+        self.setWindowTitle(f"Changed on both sides: {conflict.name}")
+        note = QLabel(f"<b>{conflict.name}</b> changed in <i>{conflict.folder}/{conflict.path}</i> and in the studio "
+                      "since the last sync. Nothing was overwritten. Keep one version; the other is replaced "
+                      "(the studio's earlier versions stay in its history).")
+        note.setWordWrap(True)
+        mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        sides = QSplitter()
+        disk_lines, store_lines = conflict.disk_text.splitlines(), conflict.store_text.splitlines()
+        changed = [set(), set()]   # the lines that differ, on each side
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, disk_lines, store_lines).get_opcodes():
+            if tag != "equal":
+                changed[0].update(range(i1, i2))
+                changed[1].update(range(j1, j2))
+        self.edits = []
+        for (title, text), lines in zip((("On disk", conflict.disk_text), ("In the studio", conflict.store_text)),
+                                        changed):
+            box = QWidget()
+            lay = QVBoxLayout(box)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.addWidget(QLabel(f"<b>{title}</b> ({len(lines)} line(s) differ, highlighted)"))
+            edit = QPlainTextEdit(text, readOnly=True)
+            edit.setFont(mono)
+            edit.setLineWrapMode(QPlainTextEdit.NoWrap)
+            _highlight(edit, lines)
+            lay.addWidget(edit)
+            sides.addWidget(box)
+            self.edits.append(edit)
+        buttons = QDialogButtonBox()
+        self.keep_disk = buttons.addButton("Keep the folder's", QDialogButtonBox.AcceptRole)
+        self.keep_studio = buttons.addButton("Keep the studio's", QDialogButtonBox.AcceptRole)
+        later = buttons.addButton("Decide later", QDialogButtonBox.RejectRole)
+        self.keep_disk.clicked.connect(lambda: self._choose("disk"))
+        self.keep_studio.clicked.connect(lambda: self._choose("studio"))
+        later.clicked.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(note)
+        layout.addWidget(sides, 1)
+        layout.addWidget(buttons)
+        self.resize(980, 560)
+
+    def _choose(self, side: str) -> None:
+        self.choice = side
+        self.accept()
+
+
+def _highlight(edit: QPlainTextEdit, lines: set[int]) -> None:
+    marks = []
+    colour = QColor(255, 200, 0, 70)
+    for n in sorted(lines):
+        block = edit.document().findBlockByNumber(n)
+        if block.isValid():
+            sel = QTextEdit.ExtraSelection()
+            sel.format.setBackground(colour)
+            sel.format.setProperty(QTextFormat.FullWidthSelection, True)
+            sel.cursor = QTextCursor(block)
+            marks.append(sel)
+    edit.setExtraSelections(marks)
+    if lines:
+        edit.setTextCursor(QTextCursor(edit.document().findBlockByNumber(min(lines))))
+        edit.centerCursor()
+
+
+class WindowLinked:
+    def __init__(self, window: "MainWindow"):
+        self.window = w = window
+        self.pick_folder = lambda: QFileDialog.getExistingDirectory(w, "Folder of skills to link")
+        self.ask_conflict = self._ask_conflict        # (conflict) -> "disk" | "studio" | None
+        self.tell = lambda text: QMessageBox.information(w, "Linked folders", text)
+        self.last: list[linked.SyncReport] = []
+        self._syncing = False
+        self._waiting: set[str] = set()               # conflicts already asked about (folder/path)
+        w._action("link_folder", "&Link a folder of skills…", self.link_folder, None,
+                  "Keep the library in step with a folder of skills, such as a team's checkout")
+        w._action("linked_folders", "Lin&ked folders…", self.show_links, None,
+                  "The linked folders: sync now or unlink")
+        file_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "File")
+        for key in ("link_folder", "linked_folders"):
+            file_menu.insertAction(_before_quit(file_menu), w.actions[key])
+        self.watch = QFileSystemWatcher(w)
+        self.watch.directoryChanged.connect(lambda _p: self.schedule())
+        self.watch.fileChanged.connect(lambda _p: self.schedule())
+        self.timer = QTimer(w, singleShot=True, interval=SYNC_DELAY_MS)
+        self.timer.timeout.connect(self.sync)
+        w.storeChanged.connect(self.schedule)
+        w.watcher.changedElsewhere.connect(self.schedule)
+        self._rewatch()
+        if linked.linked_folders(w.store):   # catch up with what changed while the studio was closed
+            self.timer.start()
+
+    # --- linking ----------------------------------------------------------------------
+
+    def link_folder(self, folder: str | None = None) -> linked.SyncReport | None:
+        folder = folder or self.pick_folder()
+        if not folder:
+            return None
+        try:
+            report = linked.link(self.window.store, folder)
+        except linked.LinkError as e:
+            self.tell(str(e))
+            return None
+        self._after([report])
+        self.tell(f"Linked {folder}: {summary(report)}")
+        return report
+
+    def show_links(self) -> None:
+        dialog = LinksDialog(self, self.window)
+        dialog.exec()
+
+    # --- keeping in step --------------------------------------------------------------
+
+    def schedule(self) -> None:
+        if self.window.isVisible() and not self._syncing and linked.linked_folders(self.window.store):
+            self.timer.start()
+
+    def sync(self) -> list[linked.SyncReport]:
+        self.timer.stop()
+        w = self.window
+        if not w.isVisible() or not linked.linked_folders(w.store):   # a closed window's store may be closed
+            return []
+        self._syncing = True
+        try:
+            reports = linked.sync(w.store)
+        except linked.LinkError as e:
+            w.statusBar().showMessage(str(e), 8000)
+            return []
+        finally:
+            self._syncing = False
+        self._after(reports)
+        return reports
+
+    def _after(self, reports: list[linked.SyncReport]) -> None:
+        w = self.window
+        self.last = reports
+        self._rewatch()
+        if any(r.imported or r.gone_on_disk for r in reports):
+            self._syncing = True   # the refresh below is not a change to write back
+            try:
+                w.refresh()
+                w.workspace.store_changed()
+            finally:
+                self._syncing = False
+        done = [summary(r) for r in reports if r.changed or r.errors]
+        if done:
+            w.statusBar().showMessage("Linked folders: " + "; ".join(done), 8000)
+        for r in reports:
+            for c in r.conflicts:
+                key = f"{c.folder}/{c.path}"
+                if key in self._waiting:
+                    continue
+                self._waiting.add(key)
+                choice = self.ask_conflict(c)
+                if choice in ("disk", "studio"):
+                    linked.resolve(w.store, c, choice)
+                    self._waiting.discard(key)
+                    self.schedule()
+                    if choice == "disk":
+                        w.refresh()
+                        w.workspace.store_changed()
+
+    def _ask_conflict(self, conflict: linked.Conflict) -> str | None:
+        dialog = ConflictDialog(conflict, self.window)
+        dialog.exec()
+        return dialog.choice
+
+    def _rewatch(self) -> None:
+        paths = []
+        for folder in linked.linked_folders(self.window.store):
+            root = Path(folder)
+            if root.is_dir():
+                paths.append(str(root))
+                for skill in discover(root):
+                    paths.append(str(skill))
+                    paths += [str(p) for p in skill.iterdir() if p.is_file() and p.name == "SKILL.md"]
+                    paths += [str(p.parent) for p in skill.rglob("*") if p.is_file()]
+        old = self.watch.directories() + self.watch.files()
+        if old:
+            self.watch.removePaths(old)
+        if paths:
+            self.watch.addPaths(sorted(set(paths)))
+
+
+class LinksDialog(QDialog):
+    def __init__(self, owner: WindowLinked, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.owner = owner
+        self.setWindowTitle("Linked folders")
+        self.list = QListWidget()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        add, sync, unlink = QPushButton("Link a folder…"), QPushButton("Sync now"), QPushButton("Unlink")
+        add.clicked.connect(self._add)
+        sync.clicked.connect(self._sync)
+        unlink.clicked.connect(self._unlink)
+        row = QHBoxLayout()
+        for b in (add, sync, unlink):
+            row.addWidget(b)
+        row.addStretch(1)
+        close = QDialogButtonBox(QDialogButtonBox.Close)
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Folders kept in step with the library (changes on disk are imported, saves are "
+                                "written back; no version-control commands are run):"))
+        layout.addWidget(self.list, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(close)
+        self.resize(640, 360)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.list.clear()
+        self.list.addItems(linked.linked_folders(self.owner.window.store))
+        if self.list.count():
+            self.list.setCurrentRow(0)
+
+    def _add(self) -> None:
+        report = self.owner.link_folder()
+        if report is not None:
+            self.status.setText(summary(report))
+        self.refresh()
+
+    def _sync(self) -> None:
+        reports = self.owner.sync()
+        self.status.setText("; ".join(f"{r.folder}: {summary(r)}" for r in reports) or "Nothing is linked.")
+
+    def _unlink(self) -> None:
+        item = self.list.currentItem()
+        if item is None:
+            return
+        linked.unlink(self.owner.window.store, item.text())
+        self.owner._rewatch()
+        self.status.setText(f"Unlinked {item.text()}: its skills stay in the library, its files on disk.")
+        self.refresh()
+
+
+def summary(r: linked.SyncReport) -> str:
+    parts = [f"{len(r.imported)} imported" if r.imported else "", f"{len(r.written)} written back" if r.written else "",
+             f"{len(r.conflicts)} changed on both sides" if r.conflicts else "",
+             f"{len(r.gone_on_disk)} removed on disk (kept)" if r.gone_on_disk else "",
+             f"{len(r.gone_in_store)} deleted in the studio (folders kept)" if r.gone_in_store else "",
+             f"{len(r.errors)} could not be read: {r.errors[0]}" if r.errors else ""]
+    return ", ".join(p for p in parts if p) or "in step"
+
+
+def _before_quit(menu):
+    """The File menu's separator before Quit (the link entries go above it), else None: last."""
+    actions = menu.actions()
+    for i, a in enumerate(actions):
+        if "quit" in a.text().replace("&", "").lower():
+            return actions[i - 1] if i > 0 and actions[i - 1].isSeparator() else a
+    return None

@@ -1,0 +1,93 @@
+"""Linked folders in the window: linking imports, an edit on disk shows in the library after a
+pause, a save in the studio reaches the disk, a two-sided change asks with both versions and
+overwrites nothing until the user chooses; a screenshot of the conflict dialog."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from skill_studio.core import linked
+from skill_studio.core.folders import build_skill
+from skill_studio.core.model import Origin
+from skill_studio.ui.agents.window_linked import ConflictDialog, LinksDialog
+from skill_studio.ui.main_window import MainWindow
+from skill_studio.ui.settings import StudioSettings
+from conftest import SAMPLES, SCREENSHOTS
+
+
+@pytest.fixture
+def team(tmp_path):
+    root = tmp_path / "team"
+    root.mkdir()
+    for name in ("release-notes", "pdf-extract"):
+        shutil.copytree(SAMPLES / name, root / name)
+    return root
+
+
+@pytest.fixture
+def window(qtbot, store, tmp_path):
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    w = MainWindow(store, settings)
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    told = []
+    w.linked.tell = told.append
+    w.told = told
+    return w
+
+
+def studio_save(store, name, old, new):
+    s = store.get(name)
+    store.update(name, build_skill(s.skill_md.replace(old, new, 1).encode(), name, s.files, origin=Origin.HUMAN,
+                                   source=s.source_path), s.version)
+
+
+def test_link_then_edits_on_disk_and_saves_in_the_studio(window, qtbot, store, team):
+    window.linked.pick_folder = lambda: str(team)
+    window.actions["link_folder"].trigger()
+    assert "Linked" in window.told[0] and window.model.row_of("pdf-extract") >= 0
+    md = team / "pdf-extract" / "SKILL.md"
+    md.write_text(md.read_text().replace("description:", "description: From disk.", 1))
+    qtbot.waitUntil(lambda: "From disk." in store.get("pdf-extract").description, timeout=5000)
+    studio_save(store, "release-notes", "description:", "description: From the studio.")
+    window.storeChanged.emit()
+    qtbot.waitUntil(lambda: "From the studio." in (team / "release-notes" / "SKILL.md").read_text(), timeout=5000)
+
+
+def test_a_conflict_asks_and_overwrites_nothing_until_answered(window, qtbot, store, team):
+    asked = []
+    window.linked.ask_conflict = lambda c: asked.append(c) or None    # "decide later"
+    linked.link(store, team)
+    md = team / "pdf-extract" / "SKILL.md"
+    md.write_text(md.read_text().replace("description:", "description: Disk side.", 1))
+    studio_save(store, "pdf-extract", "description:", "description: Studio side.")
+    window.linked.sync()
+    assert [c.name for c in asked] == ["pdf-extract"]
+    assert "Disk side." in md.read_text() and "Studio side." in store.get("pdf-extract").description
+    window.linked.sync()
+    assert len(asked) == 1                               # asked once, not at every sync
+    dialog = ConflictDialog(asked[0], window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.grab().save(str(SCREENSHOTS / "linked-conflict.png"))
+    dialog.keep_studio.click()
+    assert dialog.choice == "studio"
+    linked.resolve(store, asked[0], dialog.choice)
+    assert "Studio side." in md.read_text()
+
+
+def test_the_links_dialog(window, qtbot, store, team):
+    linked.link(store, team)
+    dialog = LinksDialog(window.linked, window)
+    qtbot.addWidget(dialog)
+    assert dialog.list.count() == 1 and dialog.list.item(0).text() == str(team.resolve())
+    dialog._sync()
+    assert "in step" in dialog.status.text()
+    dialog._unlink()
+    assert dialog.list.count() == 0 and linked.linked_folders(store) == []
