@@ -133,6 +133,11 @@ def test_the_install_dialog(qtbot, seeded_store, tmp_path):
     qtbot.mouseClick(dialog.update_button, Qt.LeftButton)
     assert [r.state for r in install.status(seeded_store, target)] == ["current", "current"]
     assert dialog.message.text().startswith("Updated: every installed skill is current")
+    saved = tmp_path / "out" / "descriptor.json"
+    dialog.save_path = lambda start: str(saved)
+    assert dialog.export_descriptor() == str(saved)
+    import json
+    assert json.loads(saved.read_text())["consumers"]["default"]["enabled"] == gated
     dialog.set_checked([])
     dialog.prune.setChecked(True)
     assert dialog.install_button.isEnabled()

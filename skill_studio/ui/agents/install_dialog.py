@@ -4,6 +4,8 @@ modified) and update it."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
@@ -95,12 +97,22 @@ class InstallDialog(QDialog):
         self.installed.horizontalHeader().setStretchLastSection(True)
         self.update_button = QPushButton("Update stale")
         self.update_button.clicked.connect(self.update_stale)
+        self.descriptor_button = QPushButton("Export descriptor…")
+        self.descriptor_button.setToolTip("A JSON file for runtimes that take one: this folder as the skills root, "
+                                          "the skills agents may see enabled and the others disabled, with why")
+        self.descriptor_button.clicked.connect(self.export_descriptor)
+        self.save_path = lambda start: QFileDialog.getSaveFileName(self, "Save the descriptor", start,
+                                                                   "JSON (*.json)")[0]
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(QLabel("In this folder now"))
         right_layout.addWidget(self.installed, 1)
-        right_layout.addWidget(self.update_button, 0, Qt.AlignRight)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.descriptor_button)
+        row.addWidget(self.update_button)
+        right_layout.addLayout(row)
         split = QSplitter()
         split.addWidget(left)
         split.addWidget(right)
@@ -216,6 +228,27 @@ class InstallDialog(QDialog):
         self._say("Updated: every installed skill is current." if not left else
                   f"Updated what could be; still not current: {', '.join(left)}.", PASS if not left else WARN)
         self.refresh_status()
+
+    @Slot()
+    def export_descriptor(self) -> str | None:
+        target = self.target()
+        if not target:
+            self._say("Choose a folder first.", FAIL)
+            return None
+        path = self.save_path(str(Path(target) / "skills-descriptor.json"))
+        if not path:
+            return None
+        data = json.dumps(install.descriptor(self.store, target), ensure_ascii=False, indent=2) + "\n"
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(path).with_name(f".{Path(path).name}.tmp")
+            tmp.write_text(data, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as e:
+            self._say(f"The descriptor was not saved: {e}", FAIL)
+            return None
+        self._say(f"Saved the descriptor to {path}.", PASS)
+        return path
 
     def _say(self, text: str, colour: str) -> None:
         self.message.setText(text)
