@@ -160,3 +160,20 @@ def test_the_install_action_remembers_the_folder(qtbot, seeded_store, tmp_path, 
     monkeypatch.setattr(install_dialog.InstallDialog, "exec", run)
     w.actions["install_skills"].trigger()
     assert settings.install_folders == [target] and (tmp_path / "skills" / "release-notes" / "SKILL.md").is_file()
+
+
+def test_copy_prompt_block_of_the_selection(qtbot, seeded_store, tmp_path):
+    from skill_studio.core import matching
+    from skill_studio.core.prompt import prompt_for
+
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    w = MainWindow(seeded_store, settings)
+    qtbot.addWidget(w)
+    copied = []
+    w.agents.copy_text = copied.append
+    w.browser.select_name("pdf-extract")
+    w.actions["copy_prompt"].trigger()
+    assert copied == [prompt_for(seeded_store, ["pdf-extract"])[0]] and copied[0].count("<skill>") == 1
+    w.browser.select_names([])
+    w.actions["copy_prompt"].trigger()
+    assert copied[-1].count("<skill>") == len(matching.gated(seeded_store))

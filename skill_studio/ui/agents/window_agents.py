@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QToolBar
 
 if TYPE_CHECKING:
@@ -24,6 +25,13 @@ class WindowAgents:
         view_menu.addAction(w.actions["try_query"])
         file_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "File")
         file_menu.insertAction(_export_or_last(file_menu), w.actions["install_skills"])
+        w._action("copy_prompt", "Copy &prompt block", self.copy_prompt, "Ctrl+Shift+C",
+                  "Copy the <available_skills> block of the selected skills (of every skill agents may see "
+                  "when none is selected)")
+        skill_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "Skill")
+        skill_menu.addSeparator()
+        skill_menu.addAction(w.actions["copy_prompt"])
+        self.copy_text = lambda text: QGuiApplication.clipboard().setText(text)   # replaceable in tests
         toolbar = w.findChild(QToolBar, "main_toolbar")
         if toolbar is not None:
             toolbar.addAction(w.actions["try_query"])
@@ -59,6 +67,20 @@ class WindowAgents:
         finally:
             self.dialog.deleteLater()
             self.dialog = None
+
+    def copy_prompt(self) -> str:
+        """Copy the prompt block of the browser's selection, or of the gated set; returns it."""
+        from skill_studio.core import matching
+        from skill_studio.core.prompt import prompt_for
+
+        w = self.window
+        names = w.browser.selected_names()
+        what = f"{len(names)} selected skill(s)" if names else "the skills agents may see"
+        block, left_out = prompt_for(w.store, names or matching.gated(w.store))
+        self.copy_text(block)
+        extra = f"; left out, no SKILL.md on disk: {', '.join(left_out)}" if left_out else ""
+        w.statusBar().showMessage(f"Copied the prompt block of {what}{extra}", 8000)
+        return block
 
     def _reveal(self, name: str) -> None:
         if name in self.window.store:
