@@ -171,7 +171,8 @@ def cmd_install(args: argparse.Namespace) -> int:
 
     store = _open_store(args)
     try:
-        report = install.install(store, args.to, args.names or None, link=args.link, prune=args.prune)
+        report = install.install(store, args.to, args.names or None, link=args.link, prune=args.prune,
+                                 force=args.force)
     except (install.InstallError, OSError) as e:
         raise CliError(str(e), 1) from None
     finally:
@@ -184,7 +185,7 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
     from skill_studio.core import install
 
     try:
-        report = install.uninstall(args.folder, args.names)
+        report = install.uninstall(args.folder, args.names, force=args.force)
     except (install.InstallError, OSError) as e:
         raise CliError(str(e), 1) from None
     return _report(report, args)
@@ -198,7 +199,7 @@ def cmd_installed(args: argparse.Namespace) -> int:
     try:
         rows = install.status(store, args.folder)
         if args.update:
-            rows = install.update(store, args.folder)
+            rows = install.update(store, args.folder, force=args.force)
     except (install.InstallError, OSError) as e:
         raise CliError(str(e), 1) from None
     finally:
@@ -252,13 +253,16 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     ins.add_argument("--link", action="store_true", help="link to each skill's own folder instead of copying "
                                                           "(edits through the link change the library)")
     ins.add_argument("--prune", action="store_true", help="remove skills installed there before that are not in the set")
+    ins.add_argument("--force", action="store_true", help="also replace or remove installed skills changed by hand")
     un = add("uninstall", "remove skills the studio installed in a folder (nothing else there is touched)",
              cmd_uninstall)
     un.add_argument("folder", metavar="DIR")
     un.add_argument("names", nargs="+", metavar="NAME")
+    un.add_argument("--force", action="store_true", help="also remove installed skills changed by hand")
     st = add("installed", "what the studio installed in a folder: current, stale, modified or missing", cmd_installed)
     st.add_argument("folder", metavar="DIR")
-    st.add_argument("--update", action="store_true", help="reinstall the stale, modified and missing ones")
+    st.add_argument("--update", action="store_true", help="reinstall the stale and missing ones")
+    st.add_argument("--force", action="store_true", help="with --update: also those changed by hand")
     de = add("descriptor", "a JSON descriptor for runtimes: the skills root, enabled and disabled skills",
              cmd_descriptor, json_flag=False)
     de.add_argument("--root", required=True, metavar="DIR", help="where the skills are installed")

@@ -13,6 +13,9 @@ from skill_studio.cli import main
 from skill_studio.core import install, matching
 from skill_studio.core.store import Store
 from conftest import SAMPLES
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 from test_store import make
 
 
@@ -60,7 +63,10 @@ def test_stale_and_modified_copies_are_reported_and_updated(lib, tmp_path):
     states = {r.name: (r.state, r.detail) for r in install.status(lib, target)}
     assert states["pdf-extract"] == ("stale", "v1 installed, v2 in the store")
     assert states["release-notes"][0] == "modified"
-    after = install.update(lib, target)
+    after = install.update(lib, target)               # the stale one; a copy changed by hand waits
+    assert [(r.name, r.state) for r in after] == [("pdf-extract", "current"), ("release-notes", "modified")]
+    assert md.read_text() == "changed by an agent\n"
+    after = install.update(lib, target, force=True)
     assert [r.state for r in after] == ["current", "current"]
     assert "Use when reading PDFs." in (target / "pdf-extract" / "SKILL.md").read_text()
     assert md.read_bytes() == (SAMPLES / "release-notes" / "SKILL.md").read_bytes()
@@ -131,3 +137,127 @@ def test_the_commands(lib, tmp_path, capsys):
     assert main(["--store", store, "descriptor", "--root", target]) == 0
     assert json.loads(capsys.readouterr().out)["consumers"]["default"]["enabled"] == ["pdf-extract", "release-notes"]
     assert main(["--store", store, "uninstall", target, "nope"]) == 1
+
+
+@pytest.mark.parametrize("entry", ["../../precious", "/abs/path", ".hidden", "a/b", install.MANIFEST])
+def test_a_manifest_naming_anything_but_a_plain_folder_is_refused(lib, tmp_path, entry):
+    target = tmp_path / "ws" / "skills"
+    install.install(lib, target, ["pdf-extract"])
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    manifest = json.loads((target / install.MANIFEST).read_text())
+    manifest["skills"][entry] = dict(manifest["skills"]["pdf-extract"])
+    (target / install.MANIFEST).write_text(json.dumps(manifest))
+    for call in (lambda: install.install(lib, target, [], prune=True), lambda: install.uninstall(target, [entry]),
+                 lambda: install.status(lib, target)):
+        with pytest.raises(install.InstallError, match="not a plain folder name|manifest's own name"):
+            call()
+    assert precious.is_dir() and (target / "pdf-extract" / "SKILL.md").is_file()
+
+
+@pytest.mark.parametrize("entry", ['"oops"', '{"mode": "copy", "version": 1, "content_hash": "x", "files": [1]}',
+                                   '{"mode": "zip", "version": 1, "content_hash": "x"}'])
+def test_a_malformed_manifest_entry_is_a_clear_error(lib, tmp_path, entry):
+    target = tmp_path / "skills"
+    target.mkdir()
+    (target / install.MANIFEST).write_text('{"skills": {"pdf-extract": %s}}' % entry)
+    with pytest.raises(install.InstallError, match='the entry "pdf-extract"'):
+        install.status(lib, target)
+
+
+def test_copies_changed_by_hand_are_neither_replaced_nor_removed_without_force(lib, tmp_path):
+    target = tmp_path / "skills"
+    install.install(lib, target)
+    notes = target / "pdf-extract" / "my-notes.md"
+    os.chmod(notes.parent, 0o755)
+    notes.write_text("mine\n")
+    row = {r.name: r for r in install.status(lib, target)}["pdf-extract"]
+    assert row.state == "modified" and "files added: my-notes.md" in row.detail
+    s = lib.get("pdf-extract")
+    lib.update("pdf-extract", make("pdf-extract", "Newer. Use when reading PDFs."), s.version)
+    assert install.update(lib, target)[0].state == "modified" and notes.read_text() == "mine\n"
+    assert "without force" in install.install(lib, target, [], prune=True).skipped["pdf-extract"]
+    assert "without force" in install.uninstall(target, ["pdf-extract"]).skipped["pdf-extract"]
+    assert notes.read_text() == "mine\n"
+    assert install.uninstall(target, ["pdf-extract"], force=True).removed == ["pdf-extract"]
+
+
+def test_a_folder_put_in_place_of_a_link_is_left_alone(lib, tmp_path):
+    target = tmp_path / "skills"
+    install.install(lib, target, ["pdf-extract"], link=True)
+    (target / "pdf-extract").unlink()
+    (target / "pdf-extract").mkdir()
+    (target / "pdf-extract" / "SKILL.md").write_text("the user's own\n")
+    assert install.status(lib, target)[0].state == "replaced"
+    install.update(lib, target)
+    assert (target / "pdf-extract" / "SKILL.md").read_text() == "the user's own\n"
+
+
+def test_what_was_installed_before_a_failure_is_recorded(lib, tmp_path, monkeypatch):
+    target = tmp_path / "skills"
+    real = install.export_folder
+
+    def failing(skill, dest):
+        if skill.name == "release-notes":
+            raise OSError("disk full")
+        return real(skill, dest)
+    monkeypatch.setattr(install, "export_folder", failing)
+    report = install.install(lib, target)
+    assert report.installed == ["pdf-extract"] and report.skipped == {"release-notes": "disk full"}
+    assert list(install.read_manifest(target)["skills"]) == ["pdf-extract"]
+
+
+def test_the_descriptor_describes_the_folder(lib, tmp_path):
+    target = tmp_path / "skills"
+    install.install(lib, target, ["pdf-extract"])
+    d = install.descriptor(lib, target)["consumers"]["default"]
+    assert d["enabled"] == ["pdf-extract"]
+    assert {"name": "release-notes", "reason": "not installed in this folder"} in d["disabled"]
+
+
+def test_read_only_copies_can_be_updated_and_removed_by_a_normal_user(tmp_path):
+    """As root every file is writable: run the cycle as an unprivileged user where possible."""
+    import shutil as sh
+    import subprocess
+    import sys
+    import tempfile
+    import textwrap
+
+    if os.geteuid() == 0:   # pytest's own temporary folders are closed to other users
+        tmp_path = Path(tempfile.mkdtemp(prefix="skill-studio-install-"))
+        os.chmod(tmp_path, 0o755)
+
+    script = textwrap.dedent(f"""
+        import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); sys.path.insert(0, {str(ROOT)!r})
+        from pathlib import Path
+        from skill_studio.core import install
+        from skill_studio.core.store import Store
+        from test_store import make
+        work = Path({str(tmp_path / "work")!r})
+        with Store(work / "s.db") as s:
+            s.add(make("alpha", "First. Use when testing."))
+            target = work / "skills"
+            install.install(s, target)
+            s.update("alpha", make("alpha", "Second. Use when testing."), 1)
+            assert [r.state for r in install.update(s, target)] == ["current"], install.status(s, target)
+            assert install.uninstall(target, ["alpha"]).removed == ["alpha"]
+            assert not (target / "alpha").exists()
+        print("ok")
+    """)
+    work = tmp_path / "work"
+    work.mkdir()
+    os.chmod(tmp_path, 0o755)
+    command = [sys.executable, "-c", script]
+    if os.geteuid() == 0:
+        if sh.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: cannot try as a normal user")
+        os.chmod(work, 0o777)
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, cwd=work, env={**os.environ, "HOME": str(work)})
+    finally:
+        if os.geteuid() == 0:
+            sh.rmtree(tmp_path, ignore_errors=True)
+    if "Permission denied" in done.stderr and "skill_studio" not in done.stderr:
+        pytest.skip(f"the unprivileged user cannot run this Python: {done.stderr.strip()[-200:]}")
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -19,11 +19,8 @@ manifest is written atomically after the skills.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
-import stat
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,6 +28,7 @@ from typing import Iterable
 
 from skill_studio.core import scores
 from skill_studio.core.folders import export_folder, skill_files_with_md
+from skill_studio.core.install_files import file_hash, listing, read_only, remove, writable
 from skill_studio.core.store import NotFound, Store
 
 MANIFEST = ".skill-studio-install.json"
@@ -51,7 +49,7 @@ class Installed:
     mode: str                  # COPY or LINK
     version: int               # the version installed
     current_version: int | None   # the store's now (None: no longer in the store)
-    state: str                 # "current", "stale", "modified", "missing" (folder gone), "removed from store"
+    state: str                 # "current", "stale", "modified", "replaced", "missing", "removed from store"
     detail: str = ""
 
 
@@ -64,13 +62,9 @@ class InstallReport:
     warnings: list[str]
 
 
-def _file_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def read_manifest(folder: str | os.PathLike) -> dict:
-    """The manifest of a target folder ({} when it has none). Raises InstallError when it is not
-    one of ours (not JSON, not a mapping)."""
+    """The manifest of a target folder ({"skills": {}} when it has none). Raises InstallError
+    when it is not one of ours or an entry is malformed (naming the entry)."""
     path = Path(folder) / MANIFEST
     if not path.exists():
         return {"skills": {}}
@@ -80,7 +74,44 @@ def read_manifest(folder: str | os.PathLike) -> dict:
         raise InstallError(f"{path}: not a readable install manifest ({e}); move it away to install here") from None
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
         raise InstallError(f"{path}: not an install manifest of Skill Studio; move it away to install here")
+    for name, entry in data["skills"].items():
+        problem = folder_name_problem(name) or _entry_problem(entry)
+        if problem:
+            raise InstallError(f'{path}: the entry "{name}" {problem}; fix or remove it to install here')
     return data
+
+
+def _entry_problem(entry) -> str | None:
+    if not isinstance(entry, dict):
+        return "is not an object"
+    if entry.get("mode") not in (COPY, LINK):
+        return 'has no mode "copy" or "link"'
+    if not isinstance(entry.get("version"), int) or not isinstance(entry.get("content_hash"), str):
+        return "has no version number or content hash"
+    files = entry.get("files", {})
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        return "has a files list that is not {path: hash}"
+    return None
+
+
+def folder_name_problem(name) -> str | None:
+    """Why ``name`` cannot be the name of a folder directly inside a target folder, or None."""
+    if not isinstance(name, str) or not name.strip():
+        return "is not a name"
+    if "/" in name or "\\" in name or "\0" in name or name in (".", "..") or name.startswith("."):
+        return "is not a plain folder name (a path, a hidden name or a parent)"
+    if name == MANIFEST:
+        return "is the manifest's own name"
+    return None
+
+
+def _place(target: Path, name: str) -> Path:
+    """``target/name`` for a name that is a plain folder name; raises InstallError otherwise."""
+    problem = folder_name_problem(name)
+    place = target / name
+    if problem or place.parent != target:
+        raise InstallError(f'"{name}" {problem or "is not a folder name"}')
+    return place
 
 
 def _write_manifest(folder: Path, data: dict) -> None:
@@ -98,37 +129,6 @@ def _write_manifest(folder: Path, data: dict) -> None:
         raise
 
 
-def _writable(path: Path) -> None:
-    """Give back the owner's write permission in a read-only installed copy (to replace or remove it)."""
-    if path.is_symlink() or not path.is_dir():
-        return
-    for root, dirs, _files in os.walk(path):
-        os.chmod(root, stat.S_IMODE(os.lstat(root).st_mode) | stat.S_IWUSR | stat.S_IXUSR | stat.S_IRUSR)
-        for d in dirs:
-            p = os.path.join(root, d)
-            if not os.path.islink(p):
-                os.chmod(p, stat.S_IMODE(os.lstat(p).st_mode) | stat.S_IWUSR | stat.S_IXUSR | stat.S_IRUSR)
-
-
-def _read_only(path: Path) -> None:
-    for root, dirs, files in os.walk(path, topdown=False):
-        for f in files:
-            p = os.path.join(root, f)
-            os.chmod(p, stat.S_IMODE(os.lstat(p).st_mode) & ~0o222)
-        for d in dirs:
-            p = os.path.join(root, d)
-            os.chmod(p, stat.S_IMODE(os.lstat(p).st_mode) & ~0o222)
-    os.chmod(path, stat.S_IMODE(os.lstat(path).st_mode) & ~0o222)
-
-
-def _remove(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
-        _writable(path)
-        shutil.rmtree(path)
-
-
 def _source_folder(skill) -> Path | None:
     """The skill's own folder on disk (where its SKILL.md was imported from), or None."""
     if skill.source_path and "!" not in skill.source_path:
@@ -139,12 +139,13 @@ def _source_folder(skill) -> Path | None:
 
 
 def install(store: Store, folder: str | os.PathLike, names: Iterable[str] | None = None, *, link: bool = False,
-            prune: bool = False) -> InstallReport:
+            prune: bool = False, force: bool = False) -> InstallReport:
     """Install skills into ``folder`` (created if needed): the named ones, or every skill that
     passes the gate. Skills already installed and current are left as they are; stale ones are
     replaced. With ``prune``, skills this folder's manifest lists that are not in the set are
     removed. A folder or file there that the studio did not install is never touched: a skill of
-    that name is skipped."""
+    that name is skipped; nor is an installed skill changed by hand since (files changed, added
+    or removed; a folder put in place of a link), unless ``force``."""
     from skill_studio.core import matching
 
     target = Path(folder)
@@ -156,86 +157,158 @@ def install(store: Store, folder: str | os.PathLike, names: Iterable[str] | None
     mode = LINK if link else COPY
     if link:
         report.warnings.append(LINK_WARNING)
-    for name in wanted:
-        try:
-            skill = store.get(name)
-        except NotFound:
-            report.skipped[name] = "no such skill in the store"
-            continue
-        place = target / skill.name
-        known = entries.get(skill.name)
-        if known is None and (place.exists() or place.is_symlink()):
-            report.skipped[name] = f"{place} exists and was not installed by Skill Studio; not replacing it"
-            continue
-        if known is not None and known.get("mode") == mode and known.get("content_hash") == skill.content_hash \
-                and _state(place, known) == "current":
-            report.unchanged.append(skill.name)
-            continue
-        if link:
-            source = _source_folder(skill)
-            if source is None:
-                report.skipped[name] = "it has no folder on disk to link to (export it, or install a copy)"
+    try:
+        for name in wanted:
+            try:
+                skill = store.get(name)
+            except NotFound:
+                report.skipped[name] = "no such skill in the store"
                 continue
-            if place.exists() or place.is_symlink():
-                _remove(place)
-            os.symlink(source, place, target_is_directory=True)
-            files = {}
-        else:
-            if place.is_symlink():
-                _remove(place)
-            elif place.is_dir():
-                _writable(place)   # the old copy is swapped out and deleted
-            written = export_folder(replace(skill, folder_name=skill.name), target)
-            files = {f.path: _file_hash(f.data) for f in skill_files_with_md(skill)}
-            _read_only(written)
-        entries[skill.name] = {"version": skill.version, "content_hash": skill.content_hash, "mode": mode,
-                               "installed_at": scores.format_time(scores.utcnow()), "files": files}
-        report.installed.append(skill.name)
-    if prune:
-        keep = set(wanted)
-        for name in sorted(set(entries) - keep):
-            _remove(target / name)
-            del entries[name]
-            report.removed.append(name)
-    manifest["store"] = str(store.path)
-    _write_manifest(target, manifest)
-    return report
-
-
-def uninstall(folder: str | os.PathLike, names: Iterable[str]) -> InstallReport:
-    """Remove installed skills; only those the manifest lists (others are reported, untouched)."""
-    target = Path(folder)
-    manifest = read_manifest(target)
-    report = InstallReport([], [], [], {}, [])
-    for name in names:
-        if name not in manifest["skills"]:
-            report.skipped[name] = "not installed here by Skill Studio; left alone"
-            continue
-        _remove(target / name)
-        del manifest["skills"][name]
-        report.removed.append(name)
-    if report.removed:
+            try:
+                place = _place(target, skill.name)
+                done = _install_one(skill, place, entries.get(skill.name), mode, force)
+            except (InstallError, ValueError, OSError) as e:   # FolderError is a ValueError
+                report.skipped[name] = str(e)
+                continue
+            if done is None:
+                report.unchanged.append(skill.name)
+            else:
+                entries[skill.name] = done
+                report.installed.append(skill.name)
+        if prune:
+            keep = set(wanted)
+            for name in sorted(set(entries) - keep):
+                why = _removal_refused(target / name, entries[name], force)
+                if why:
+                    report.skipped[name] = why
+                    continue
+                try:
+                    remove(target / name)
+                except OSError as e:
+                    report.skipped[name] = f"not removed: {e}"
+                    continue
+                del entries[name]
+                report.removed.append(name)
+    finally:   # what was done is recorded even when something failed on the way
+        manifest["store"] = str(store.path)
         _write_manifest(target, manifest)
     return report
 
 
+def _install_one(skill, place: Path, known: dict | None, mode: str, force: bool) -> dict | None:
+    """Install one skill at ``place``; returns its manifest entry, or None when it was current.
+    Raises InstallError when something there is not the studio's to replace."""
+    if known is None and (place.exists() or place.is_symlink()):
+        raise InstallError(f"{place} exists and was not installed by Skill Studio; not replacing it")
+    if known is not None:
+        state = _state(place, known)
+        if known.get("mode") == mode and known.get("content_hash") == skill.content_hash and state == "current":
+            return None
+        if state in CHANGED_BY_HAND and not force:
+            raise InstallError(f"{place} was changed after it was installed ({_detail(place, known, state)}); "
+                               "not replacing it without force")
+    if mode == LINK:
+        source = _source_folder(skill)
+        if source is None:
+            raise InstallError("it has no folder on disk to link to (export it, or install a copy)")
+        if place.exists() or place.is_symlink():
+            remove(place)
+        os.symlink(source, place, target_is_directory=True)
+        files = {}
+    else:
+        if place.is_symlink():
+            remove(place)
+        elif place.is_dir():
+            writable(place)   # the old copy is swapped out and deleted
+        written = export_folder(replace(skill, folder_name=skill.name), place.parent)
+        files = {f.path: file_hash(f.data) for f in skill_files_with_md(skill)}
+        read_only(written)
+    return {"version": skill.version, "content_hash": skill.content_hash, "mode": mode,
+            "installed_at": scores.format_time(scores.utcnow()), "files": files}
+
+
+def _removal_refused(place: Path, entry: dict, force: bool) -> str | None:
+    state = _state(place, entry)
+    if state in CHANGED_BY_HAND and not force:
+        return f"{place} was changed after it was installed ({_detail(place, entry, state)}); not removed without force"
+    return None
+
+
+def uninstall(folder: str | os.PathLike, names: Iterable[str], *, force: bool = False) -> InstallReport:
+    """Remove installed skills: only those the manifest lists, and not one changed by hand since
+    it was installed unless ``force`` (others are reported, untouched)."""
+    target = Path(folder)
+    manifest = read_manifest(target)
+    report = InstallReport([], [], [], {}, [])
+    try:
+        for name in names:
+            entry = manifest["skills"].get(name)
+            if entry is None:
+                report.skipped[name] = "not installed here by Skill Studio; left alone"
+                continue
+            why = _removal_refused(target / name, entry, force)
+            if why:
+                report.skipped[name] = why
+                continue
+            try:
+                remove(_place(target, name))
+            except (InstallError, OSError) as e:
+                report.skipped[name] = f"not removed: {e}"
+                continue
+            del manifest["skills"][name]
+            report.removed.append(name)
+    finally:
+        if report.removed:
+            _write_manifest(target, manifest)
+    return report
+
+
+CHANGED_BY_HAND = ("modified", "replaced")
+
+
 def _state(place: Path, entry: dict) -> str:
+    """current, missing, modified (files changed, added or removed), or replaced (something
+    else put where the studio's copy or link was)."""
     if entry.get("mode") == LINK:
-        return "current" if place.is_symlink() and place.resolve().is_dir() else "missing"
-    if not place.is_dir() or place.is_symlink():
+        if place.is_symlink():
+            return "current" if place.resolve().is_dir() else "missing"
+        return "replaced" if place.exists() else "missing"
+    if place.is_symlink() or (place.exists() and not place.is_dir()):
+        return "replaced"
+    if not place.exists():
         return "missing"
-    for path, digest in (entry.get("files") or {}).items():
-        f = place / path
+    recorded = entry.get("files") or {}
+    found = listing(place)
+    if set(found) != set(recorded):
+        return "modified"
+    for path, digest in recorded.items():
         try:
-            if _file_hash(f.read_bytes()) != digest:
+            if file_hash(found[path].read_bytes()) != digest:
                 return "modified"
         except OSError:
             return "modified"
     return "current"
 
 
+def _detail(place: Path, entry: dict, state: str) -> str:
+    if state == "replaced":
+        return "something else is in its place"
+    if state == "modified":
+        recorded = set(entry.get("files") or {})
+        found = set(listing(place)) if place.is_dir() else set()
+        parts = []
+        if found - recorded:
+            parts.append("files added: " + ", ".join(sorted(found - recorded)[:3]))
+        if recorded - found:
+            parts.append("files removed: " + ", ".join(sorted(recorded - found)[:3]))
+        return "; ".join(parts) or "files changed"
+    return ""
+
+
 def status(store: Store, folder: str | os.PathLike) -> list[Installed]:
-    """Every skill the studio installed in ``folder``, by name, with its state."""
+    """Every skill the studio installed in ``folder``, by name, with its state: current, stale
+    (the store has a newer version), modified or replaced (changed by hand since), missing, or
+    removed from store."""
     target = Path(folder)
     entries = read_manifest(target)["skills"]
     out = []
@@ -244,50 +317,50 @@ def status(store: Store, folder: str | os.PathLike) -> list[Installed]:
         try:
             skill = store.get(name, with_files=False)
         except NotFound:
-            out.append(Installed(name, entry.get("mode", COPY), entry.get("version", 0), None, "removed from store",
+            out.append(Installed(name, entry["mode"], entry["version"], None, "removed from store",
                                  "the store has no skill of this name any more"))
             continue
-        state = _state(target / name, entry)
-        detail = ""
-        if state == "current" and entry.get("content_hash") != skill.content_hash:
+        place = target / name
+        state = _state(place, entry)
+        detail = _detail(place, entry, state)
+        if state == "current" and entry["content_hash"] != skill.content_hash:
             state = "stale"
-            detail = f"v{entry.get('version')} installed, v{skill.version} in the store"
-        elif state == "modified":
-            detail = "its files were changed after it was installed"
+            detail = f"v{entry['version']} installed, v{skill.version} in the store"
         elif state == "missing":
-            detail = "its folder is gone"
-        out.append(Installed(name, entry.get("mode", COPY), entry.get("version", 0), skill.version, state, detail))
+            detail = "its folder is gone" if entry["mode"] == COPY else "its link is gone or points nowhere"
+        out.append(Installed(name, entry["mode"], entry["version"], skill.version, state, detail))
     return out
 
 
-def update(store: Store, folder: str | os.PathLike) -> list[Installed]:
-    """Install again, the way each was installed, the skills of ``folder`` that are stale,
-    modified or missing; returns the status after."""
+def update(store: Store, folder: str | os.PathLike, *, force: bool = False) -> list[Installed]:
+    """Install again, the way each was installed, the skills of ``folder`` that are stale or
+    missing (and, with ``force``, those changed by hand); returns the status after."""
     rows = status(store, folder)
+    states = ("stale", "missing") + (CHANGED_BY_HAND if force else ())
     for mode in (COPY, LINK):
-        names = [r.name for r in rows if r.mode == mode and r.state in ("stale", "modified", "missing")]
+        names = [r.name for r in rows if r.mode == mode and r.state in states]
         if names:
-            install(store, folder, names, link=mode == LINK)
+            install(store, folder, names, link=mode == LINK, force=force)
     return status(store, folder)
 
 
-def descriptor(store: Store, root: str | os.PathLike, consumers: dict[str, list[str] | None] | None = None) -> dict:
-    """A runtime descriptor: the skills root and, per consumer, the enabled skills (those named,
-    or the gated set) and the disabled ones (every other skill, with the reason when the gate
-    keeps it out)."""
+def descriptor(store: Store, root: str | os.PathLike) -> dict:
+    """A runtime descriptor of a skills folder: its path and, for the default consumer, the
+    enabled skills (installed there and passing the gate) and the disabled ones, each with why
+    (kept out by the gate, or not installed there). A folder the studio has not installed into
+    describes the gated set."""
     from skill_studio.core import matching
 
+    target = Path(root)
     entries = matching.gate(store)
-    gated = [e.name for e in entries if e.passed]
-    out = {"skills_root": str(Path(root).resolve()), "consumers": {}}
-    for consumer, names in (consumers or {"default": None}).items():
-        enabled = gated if names is None else [n for n in names if n in {e.name for e in entries}]
-        on = set(enabled)
-        out["consumers"][consumer] = {
-            "enabled": sorted(enabled),
-            "disabled": [{"name": e.name, "reason": e.reason or "not selected"} for e in entries if e.name not in on]}
-    return out
+    installed = set(read_manifest(target)["skills"]) if target.is_dir() else set()
+    if not installed:
+        installed = {e.name for e in entries if e.passed}
+    enabled = sorted(e.name for e in entries if e.passed and e.name in installed)
+    disabled = [{"name": e.name, "reason": e.reason or "not installed in this folder"}
+                for e in entries if e.name not in enabled]
+    return {"skills_root": str(target.resolve()), "consumers": {"default": {"enabled": enabled, "disabled": disabled}}}
 
 
 __all__ = ["COPY", "InstallError", "InstallReport", "Installed", "LINK", "LINK_WARNING", "MANIFEST", "descriptor",
-           "install", "read_manifest", "status", "uninstall", "update"]
+           "folder_name_problem", "install", "read_manifest", "status", "uninstall", "update"]

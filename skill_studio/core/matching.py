@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
+import regex
 
 from skill_studio.core import scores
 from skill_studio.core.embedding import STOP_WORDS
@@ -42,6 +43,8 @@ STRATEGIES = ("auto", "vectors", "keywords")
 MIN_SIMILARITY = 0.3        # vectors: skills at or below this are not about the query
 CENTRE_PRIOR = 50.0         # as core.similarity: n / (n + 50) of the mean card is taken out
 TEXT_CANDIDATES = 200       # keywords: full-text hits read before ranking
+TRIGGER_SECONDS = 0.02      # the most one trigger pattern may take on a query
+MAX_TRIGGER_QUERY = 1000    # characters of the query trigger patterns see
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 
 
@@ -121,15 +124,17 @@ class _Library:
         days = np.maximum(0.0, (now.timestamp() - self.used) / 86400.0)
         return np.where(np.isnan(days), 1.0, np.exp2(-days / self.half_life))
 
-    def triggers(self) -> list[tuple[int, re.Pattern]]:
-        """The skills with a trigger pattern that compiles (case-insensitive), as (row, pattern)."""
+    def triggers(self) -> list[tuple[int, regex.Pattern]]:
+        """The skills with a trigger pattern that compiles (case-insensitive), as (row, pattern).
+        Patterns come with downloaded skills: they run with the ``regex`` engine and a time limit
+        (see _by_keywords), so one written to backtrack for ever cannot hang a query."""
         if self._triggers is None:
             found = []
             for i, text in enumerate(self.trigger):
                 if text:
                     try:
-                        found.append((i, re.compile(text, re.IGNORECASE)))
-                    except re.error:
+                        found.append((i, regex.compile(text, regex.IGNORECASE | regex.V0)))
+                    except (regex.error, ValueError, OverflowError):
                         pass   # the validator reports it; a broken pattern matches nothing
             self._triggers = found
         return self._triggers
@@ -214,7 +219,9 @@ def match(store: Store, query: str, limit: int = 10, strategy: str = "auto", *, 
         if strategy == "auto":
             note = f"no skill is more than {MIN_SIMILARITY} similar to the query: found by keywords"
         strategy = "keywords"
-        found = _by_keywords(store, lib, query, now)
+        found, slow = _by_keywords(store, lib, query, now)
+        if slow:
+            note = "; ".join(filter(None, [note, "trigger pattern too slow, skipped: " + ", ".join(slow[:5])]))
     elif strategy == "auto":
         strategy = "vectors"
     result = MatchResult(query, strategy, note=note)
@@ -253,12 +260,19 @@ def _by_vectors(lib: _Library, query: str, embedder: Embedder, now: datetime) ->
     return [_make(lib, int(at[k]), "vectors", float(sims[k]), float(fresh[k])) for k in order.tolist()]
 
 
-def _by_keywords(store: Store, lib: _Library, query: str, now: datetime) -> list[Match]:
+def _by_keywords(store: Store, lib: _Library, query: str, now: datetime) -> tuple[list[Match], list[str]]:
     words = _telling(store, lib, keywords(query))
     hits = store.text_matches(words, TEXT_CANDIDATES)
     best = hits[0][1] if hits else 0.0
     relevance = {lib.row[n]: (rank / best if best else 0.0) for n, rank in hits if n in lib.row}
-    triggered = {i for i, pattern in lib.triggers() if pattern.search(query)}
+    triggered, slow = set(), []
+    text = query[:MAX_TRIGGER_QUERY]
+    for i, pattern in lib.triggers():
+        try:
+            if pattern.search(text, timeout=TRIGGER_SECONDS):
+                triggered.add(i)
+        except TimeoutError:
+            slow.append(lib.names[i])   # treated as not matching
     fresh = lib.freshness(now)
     out = []
     for i in triggered | relevance.keys():
@@ -267,7 +281,7 @@ def _by_keywords(store: Store, lib: _Library, query: str, now: datetime) -> list
         out.append(_make(lib, i, "keywords", float(relevance.get(i, 1.0 if i in triggered else 0.0)), float(fresh[i]),
                          i in triggered))
     out.sort(key=lambda m: (not m.trigger, -m.score, m.name))
-    return out
+    return out, slow
 
 
 def _telling(store: Store, lib: _Library, words: list[str], keep: int = 5) -> list[str]:

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QComb
 from skill_studio.core import install, matching
 
 FAIL, WARN, PASS = "#c62828", "#b26a00", "#2e7d32"
-STATE_COLOURS = {"current": PASS, "stale": WARN, "modified": WARN, "missing": FAIL, "removed from store": FAIL}
+STATE_COLOURS = {"current": PASS, "stale": WARN, "modified": WARN, "replaced": WARN, "missing": FAIL,
+                 "removed from store": FAIL}
 
 
 def preset_folders() -> list[str]:
@@ -58,6 +59,10 @@ class InstallDialog(QDialog):
         self.link.toggled.connect(self.link_warning.setVisible)
         self.prune = QCheckBox("Remove skills installed there before that are not ticked")
         self.prune.toggled.connect(lambda _on: self._count())
+        self.force = QCheckBox("Also replace or remove installed skills changed by hand")
+        self.force.toggled.connect(lambda _on: self.refresh_status())
+        self.force.setToolTip("Without this, a copy whose files were changed, added or removed after it was "
+                              "installed is left as it is")
 
         self.skills = QListWidget()
         self.skills.setAccessibleName("Skills to install")
@@ -129,7 +134,7 @@ class InstallDialog(QDialog):
 
         how = QVBoxLayout()
         how.setSpacing(4)
-        for w in (self.copy, self.link, self.link_warning, self.prune):
+        for w in (self.copy, self.link, self.link_warning, self.prune, self.force):
             how.addWidget(w)
         form = QFormLayout()
         form.addRow("Folder", where)
@@ -190,7 +195,8 @@ class InstallDialog(QDialog):
             for c, item in enumerate((QTableWidgetItem(f"{row.name} ({row.mode}, v{row.version})"), state,
                                       QTableWidgetItem(row.detail))):
                 self.installed.setItem(r, c, item)
-        self.update_button.setEnabled(any(row.state in ("stale", "modified", "missing") for row in rows))
+        self.update_button.setEnabled(any(row.state in ("stale", "missing") or (
+            row.state in install.CHANGED_BY_HAND and self.force.isChecked()) for row in rows))
 
     @Slot()
     def do_install(self) -> install.InstallReport | None:
@@ -200,7 +206,7 @@ class InstallDialog(QDialog):
             return None
         try:
             report = install.install(self.store, target, self.checked(), link=self.link.isChecked(),
-                                     prune=self.prune.isChecked())
+                                     prune=self.prune.isChecked(), force=self.force.isChecked())
         except (install.InstallError, OSError) as e:
             self._say(f"Nothing was installed: {e}", FAIL)
             return None
@@ -220,7 +226,7 @@ class InstallDialog(QDialog):
     @Slot()
     def update_stale(self) -> None:
         try:
-            rows = install.update(self.store, self.target())
+            rows = install.update(self.store, self.target(), force=self.force.isChecked())
         except (install.InstallError, OSError) as e:
             self._say(f"Nothing was updated: {e}", FAIL)
             return
