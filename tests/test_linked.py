@@ -159,3 +159,101 @@ def test_the_commands(tmp_path, team, capsys):
     assert "conflict: pdf-extract" in capsys.readouterr().out
     assert main(["--store", db, "sync", str(team), "--keep-disk", "pdf-extract"]) == 0
     assert main(["--store", db, "unlink", str(team)]) == 0
+
+
+def test_two_folders_with_one_name_are_reported_and_neither_imported(store, team):
+    shutil.copytree(team / "skills" / "pdf-extract", team / "other" / "pdf-extract")
+    (team / "skills" / ".pdf-extract.x1.tmp" / "skill").mkdir(parents=True)      # a staging folder left over
+    shutil.copy(team / "skills" / "pdf-extract" / "SKILL.md", team / "skills" / ".pdf-extract.x1.tmp" / "skill")
+    r = linked.link(store, team)
+    assert r.imported == ["release-notes"] and "pdf-extract" not in store
+    assert len(r.errors) == 2 and all("the same name as" in e for e in r.errors)
+
+
+def test_a_rename_on_disk_is_never_undone(store, team):
+    linked.link(store, team)
+    edit(team / "skills" / "pdf-extract" / "SKILL.md", "name: pdf-extract", "name: pdf-reader")
+    r = linked.sync(store, team)[0]
+    assert r.renamed == ["pdf-extract → pdf-reader"] and "pdf-reader" in store and "pdf-extract" in store
+    assert not linked.sync(store, team)[0].written
+    assert "name: pdf-reader" in (team / "skills" / "pdf-extract" / "SKILL.md").read_text()
+
+
+def test_a_skill_deleted_in_the_studio_stays_deleted_and_a_rename_there_is_followed(store, team):
+    linked.link(store, team)
+    store.delete("release-notes")
+    assert linked.sync(store, team)[0].gone_in_store == ["release-notes"]
+    again = linked.sync(store, team)[0]
+    assert "release-notes" not in store and not again.imported and not again.gone_in_store
+    edit(team / "skills" / "release-notes" / "SKILL.md", "description:", "description: Changed by the team.")
+    assert linked.sync(store, team)[0].imported == ["release-notes"]            # a change on disk brings it back
+    s = store.get("pdf-extract")
+    from skill_studio.core.folders import build_skill
+    from skill_studio.core.model import Origin
+    renamed = build_skill(s.skill_md.replace("name: pdf-extract", "name: pdf-tool").encode(), "pdf-extract", s.files,
+                          origin=Origin.HUMAN, source=s.source_path)
+    store.update("pdf-extract", renamed, s.version)
+    r = linked.sync(store, team)[0]
+    assert r.written == ["pdf-tool"] and not r.imported and "pdf-extract" not in store
+    assert "name: pdf-tool" in (team / "skills" / "pdf-extract" / "SKILL.md").read_text()
+
+
+def test_linking_never_replaces_a_different_skill_of_the_same_name(store, team):
+    from test_store import make
+
+    store.add(make("pdf-extract", "My own, unrelated. Use when mine."))
+    r = linked.link(store, team)
+    assert [c.name for c in r.conflicts] == ["pdf-extract"] and r.imported == ["release-notes"]
+    assert store.get("pdf-extract").description == "My own, unrelated. Use when mine."
+    linked.resolve(store, r.conflicts[0], "disk")
+    assert "Extracts text" in store.get("pdf-extract").description and not linked.sync(store, team)[0].conflicts
+
+
+def test_files_the_reader_leaves_out_do_not_make_write_back_repeat(store, team):
+    linked.link(store, team)
+    s = store.get("pdf-extract")
+    from skill_studio.core.folders import build_skill
+    from skill_studio.core.model import Origin, SkillFile
+    files = [*s.files, SkillFile("cache/x.pyc", b"\0\1", 0o644)]
+    store.update("pdf-extract", build_skill(s.skill_md.encode(), "pdf-extract", files, origin=Origin.HUMAN,
+                                            source=s.source_path), s.version)
+    assert linked.sync(store, team)[0].written == ["pdf-extract"]
+    assert not linked.sync(store, team)[0].written and not linked.sync(store, team)[0].conflicts
+
+
+def test_a_folder_that_cannot_be_written_stops_only_itself(store, team, monkeypatch):
+    linked.link(store, team)
+    from skill_studio.core.folders import build_skill
+    from skill_studio.core.model import Origin
+    for name in ("pdf-extract", "release-notes"):
+        s = store.get(name)
+        store.update(name, build_skill(s.skill_md.replace("description:", "description: New.", 1).encode(), name,
+                                       s.files, origin=Origin.HUMAN, source=s.source_path), s.version)
+    real = linked.write_back
+
+    def refuse(skill, path):
+        if skill.name == "pdf-extract":
+            raise PermissionError(13, "Permission denied", str(path / "SKILL.md"))
+        return real(skill, path)
+    monkeypatch.setattr(linked, "write_back", refuse)
+    r = linked.sync(store, team)[0]
+    assert r.written == ["release-notes"] and len(r.errors) == 1 and "Permission denied" in r.errors[0]
+    monkeypatch.setattr(linked, "write_back", real)
+    assert linked.sync(store, team)[0].written == ["pdf-extract"]
+
+
+def test_resolving_a_conflict_that_changed_again_is_refused(store, team):
+    linked.link(store, team)
+    md = team / "skills" / "pdf-extract" / "SKILL.md"
+    edit(md, "description:", "description: Disk edit 1.")
+    s = store.get("pdf-extract")
+    from skill_studio.core.folders import build_skill
+    from skill_studio.core.model import Origin
+    store.update("pdf-extract", build_skill(s.skill_md.replace("description:", "description: Studio.", 1).encode(),
+                                            "pdf-extract", s.files, origin=Origin.HUMAN, source=s.source_path),
+                 s.version)
+    (c,) = linked.sync(store, team)[0].conflicts
+    edit(md, "Disk edit 1.", "Disk edit 2.")                      # a pull while the dialog was open
+    with pytest.raises(linked.LinkError, match="changed again"):
+        linked.resolve(store, c, "studio")
+    assert "Disk edit 2." in md.read_text()

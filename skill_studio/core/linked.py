@@ -17,16 +17,17 @@ stays in the store; a skill deleted in the studio is reported and its folder sta
 
 from __future__ import annotations
 
+import hashlib
 import os
-import shutil
-import tempfile
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skill_studio.core.folders import FolderError, build_skill, discover, read_folder, skill_files_with_md
+from skill_studio.core.folders import FolderError, build_skill, discover, find_skill_md, read_folder
 from skill_studio.core.model import Origin
 from skill_studio.core.skillmd import SkillParseError
-from skill_studio.core.store import NotFound, Store
+from skill_studio.core.store import Store, StoreError
+from skill_studio.core.linked_write import write_folder
 from skill_studio.core.store.rows import content_hash
 
 SETTING = "linked.folders"   # {folder: {"skills": {relative path: {"name": ..., "hash": ...}}}}
@@ -45,6 +46,8 @@ class Conflict:
     name: str
     disk_text: str     # SKILL.md as it is on disk
     store_text: str    # SKILL.md as the store has it
+    disk_hash: str = ""    # both sides as they were shown: resolve refuses if either changed since
+    store_hash: str = ""
 
 
 @dataclass
@@ -55,11 +58,12 @@ class SyncReport:
     conflicts: list[Conflict] = field(default_factory=list)
     gone_on_disk: list[str] = field(default_factory=list)  # folders removed on disk (skills kept)
     gone_in_store: list[str] = field(default_factory=list)  # skills deleted in the studio (folders kept)
+    renamed: list[str] = field(default_factory=list)       # "old → new", renamed on disk (old kept in the store)
     errors: list[str] = field(default_factory=list)        # folders that could not be read, with file and line
 
     @property
     def changed(self) -> bool:
-        return bool(self.imported or self.written or self.gone_on_disk or self.gone_in_store)
+        return bool(self.imported or self.written or self.gone_on_disk or self.gone_in_store or self.renamed)
 
 
 def _links(store: Store) -> dict:
@@ -96,15 +100,32 @@ def unlink(store: Store, folder: str | os.PathLike) -> None:
     store.set_setting(SETTING, links)
 
 
-def _disk(path: Path) -> tuple[str, str, list] | str:
-    """(SKILL.md text, content hash, files) of a skill folder on disk, or why it cannot be read."""
-    try:
-        md, data, files, _notes = read_folder(path)
-        skill = build_skill(data, path.name, files, origin=Origin.HUMAN, source=str(md))
-    except (FolderError, SkillParseError, OSError) as e:
-        return str(e)
-    # As the import reads it, so that a folder the import took reads as unchanged.
-    return skill.skill_md, content_hash(skill.skill_md, skill.files), skill.files
+_STAGING = re.compile(r"^\..+\.(tmp|old)$")   # write_back's own folders beside a skill's
+_READ_ERRORS = (FolderError, SkillParseError, OSError, ValueError)
+
+
+def _signature(path: Path) -> str:
+    """A hash of the names, sizes, times and modes of everything in a skill folder: when it is
+    the same as at the last sync, the folder is taken as unchanged without reading it."""
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(files):
+            try:
+                st = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            h.update(f"{os.path.relpath(os.path.join(root, name), path)}\0{st.st_size}\0{st.st_mtime_ns}\0"
+                     f"{st.st_mode}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def _disk(path: Path):
+    """(the skill as the import would read it, its content hash) of a skill folder on disk.
+    Raises the errors in _READ_ERRORS, naming the file (and line)."""
+    md, data, files, _notes = read_folder(path)
+    skill = build_skill(data, path.name, files, origin=Origin.HUMAN, source=str(md))
+    return skill, content_hash(skill.skill_md, skill.files)
 
 
 def sync(store: Store, folder: str | os.PathLike | None = None) -> list[SyncReport]:
@@ -114,111 +135,211 @@ def sync(store: Store, folder: str | os.PathLike | None = None) -> list[SyncRepo
     for key in keys:
         if key not in links:
             raise LinkError(f"{folder}: not linked to this store")
-    reports = [_sync_one(store, key, links[key]) for key in keys]
-    store.set_setting(SETTING, links)
+    reports = []
+    try:
+        for key in keys:
+            reports.append(_Sync(store, key, links[key]).run())
+    finally:   # what was done is recorded, even when something failed on the way
+        store.set_setting(SETTING, links)
     return reports
 
 
-def _sync_one(store: Store, key: str, state: dict) -> SyncReport:
-    from skill_studio.core.importer import import_paths
+class _Sync:
+    """One linked folder's sync. Each record: the skill's name, the content hashes on disk and in
+    the store at the last sync, the folder's signature, and "deleted" once the studio deleted it."""
 
-    report = SyncReport(key)
-    root = Path(key)
-    known: dict = state.setdefault("skills", {})
-    if not root.is_dir():
-        report.errors.append(f"{key}: the linked folder is gone (nothing changed in the store)")
-        return report
-    on_disk = {str(p.relative_to(root)) if p != root else ".": p for p in discover(root)}
-    for rel, path in on_disk.items():
-        disk = _disk(path)
-        if isinstance(disk, str):
-            report.errors.append(disk)
-            continue
-        text, disk_hash, _files = disk
-        rec = known.get(rel)
-        if rec is None:   # new on disk
-            entry = import_paths(store, [path]).entries[0]
-            if entry.status == "skipped":
-                report.errors.append(entry.reason or f"{path}: not imported")
+    def __init__(self, store: Store, key: str, state: dict):
+        self.store, self.key = store, key
+        self.root = Path(key)
+        self.known: dict = state.setdefault("skills", {})
+        for rec in self.known.values():   # records of an earlier form: one hash for both sides
+            if "hash" in rec:
+                rec["disk"] = rec["store"] = rec.pop("hash")
+        self.report = SyncReport(key)
+
+    def run(self) -> SyncReport:
+        r = self.report
+        if not self.root.is_dir():
+            r.errors.append(f"{self.key}: the linked folder is gone (nothing changed in the store)")
+            return r
+        on_disk = {}
+        for p in discover(self.root):
+            rel = str(p.relative_to(self.root)) if p != self.root else "."
+            if not any(_STAGING.match(part) for part in Path(rel).parts):
+                on_disk[rel] = p
+        hashes = {n: v[1] for n, v in self.store.import_state().items()}
+        read: dict[str, tuple] = {}
+        for rel, path in on_disk.items():
+            rec = self.known.get(rel)
+            try:
+                sig = _signature(path)
+                if rec is not None and rec.get("sig") == sig:
+                    continue   # unchanged on disk: not read
+                skill, disk_hash = _disk(path)
+                read[rel] = (skill, disk_hash, sig)
+            except _READ_ERRORS as e:
+                r.errors.append(str(e))
+        names: dict[str, list[str]] = {}
+        for rel in on_disk:
+            if rel in read:
+                names.setdefault(read[rel][0].name, []).append(rel)
+            elif rel in self.known and not self.known[rel].get("deleted"):
+                names.setdefault(self.known[rel]["name"], []).append(rel)
+        clashes = {rel for rels in names.values() if len(rels) > 1 for rel in rels}
+        for rel in sorted(clashes & set(read)):
+            others = [x for x in names[read[rel][0].name] if x != rel]
+            r.errors.append(f"{on_disk[rel] / 'SKILL.md'}: the same name as {', '.join(others)} in this folder; "
+                            "neither is synced until one is renamed")
+        new = []
+        for rel, (skill, disk_hash, sig) in read.items():
+            if rel in clashes:
                 continue
-            known[rel] = {"name": entry.name, "hash": disk_hash}
-            if entry.status != "unchanged":
-                report.imported.append(entry.name)
-            continue
-        name, last = rec["name"], rec["hash"]
-        try:
-            skill = store.get(name)
-        except NotFound:
-            report.gone_in_store.append(name)
-            del known[rel]
-            continue
-        if disk_hash == last and skill.content_hash == last:
-            continue
-        if skill.content_hash == last or disk_hash == skill.content_hash:   # only the disk changed
-            if disk_hash != skill.content_hash:
-                entry = import_paths(store, [path]).entries[0]
-                if entry.status == "skipped":
-                    report.errors.append(entry.reason or f"{path}: not imported")
-                    continue
-                report.imported.append(name)
-            rec["hash"] = disk_hash
-        elif disk_hash == last:   # only the store changed
-            rec["hash"] = write_back(skill, path)
-            report.written.append(name)
+            try:
+                if rel in self.known and not self.known[rel].get("deleted"):
+                    self._known(rel, on_disk[rel], skill, disk_hash, sig, hashes)
+                else:
+                    self._new(rel, on_disk[rel], skill, disk_hash, sig, hashes, new)
+            except (*_READ_ERRORS, StoreError) as e:
+                r.errors.append(f"{on_disk[rel]}: {e}")
+        self._import_new(new)
+        for rel in sorted(set(self.known) - set(read) - clashes):
+            if rel in on_disk:   # unchanged on disk: the store side may have changed
+                try:
+                    self._store_side(rel, on_disk[rel], hashes)
+                except (*_READ_ERRORS, StoreError) as e:
+                    r.errors.append(f"{on_disk[rel]}: {e}")
+            else:
+                rec = self.known.pop(rel)
+                if not rec.get("deleted"):
+                    r.gone_on_disk.append(rec["name"])
+        return r
+
+    def _current_name(self, rec: dict, path: Path, hashes: dict) -> str | None:
+        """The record's skill in the store now (following a rename made in the studio), or None
+        when the studio deleted it: the record then keeps the folder out until it changes."""
+        if rec["name"] in hashes:
+            return rec["name"]
+        md = find_skill_md(path)
+        renamed = self.store.names_from([str(md)]).get(str(md)) if md else None
+        if renamed in hashes:
+            rec["name"] = renamed
+            return renamed
+        if not rec.get("deleted"):
+            rec["deleted"] = True
+            self.report.gone_in_store.append(rec["name"])
+        return None
+
+    def _store_side(self, rel: str, path: Path, hashes: dict) -> None:
+        rec = self.known[rel]
+        if rec.get("deleted"):
+            return
+        name = self._current_name(rec, path, hashes)
+        if name is not None and hashes[name] != rec["store"]:   # saved in the studio
+            self._write(rec, name, path, hashes[name])
+
+    def _known(self, rel: str, path: Path, skill, disk_hash: str, sig: str, hashes: dict) -> None:
+        rec = self.known[rel]
+        name = self._current_name(rec, path, hashes)
+        if name is None:
+            return
+        disk_changed, store_changed = disk_hash != rec["disk"], hashes[name] != rec["store"]
+        if disk_changed and skill.name != name:   # renamed on disk: a new skill, the old one stays
+            entry = self._import(path)
+            self.report.renamed.append(f"{name} → {entry.name}")
+            rec.update(name=entry.name, disk=disk_hash, store=self.store.import_state()[entry.name][1], sig=sig)
+        elif disk_changed and store_changed and disk_hash != hashes[name]:
+            self._conflict(rel, name, skill, disk_hash, hashes[name])   # the folder is read again next time
+        elif disk_changed:
+            if disk_hash != hashes[name]:
+                self._import(path)
+                self.report.imported.append(name)
+            rec.update(disk=disk_hash, store=self.store.import_state()[name][1], sig=sig)
+        elif store_changed:
+            self._write(rec, name, path, hashes[name])
         else:
-            report.conflicts.append(Conflict(key, rel, name, text, skill.skill_md))
-    for rel in sorted(set(known) - set(on_disk)):
-        report.gone_on_disk.append(known.pop(rel)["name"])
-    return report
+            rec["sig"] = sig
+
+    def _new(self, rel: str, path: Path, skill, disk_hash: str, sig: str, hashes: dict, new: list) -> None:
+        """A folder seen for the first time (or again after the studio deleted its skill)."""
+        rec = self.known.get(rel)
+        if rec is not None and rec.get("deleted") and rec.get("disk") == disk_hash:
+            rec["sig"] = sig   # still the folder of a skill the studio deleted: left alone
+            return
+        name = skill.name
+        if name in hashes and hashes[name] != disk_hash:
+            md = find_skill_md(path)
+            ours = self.store.names_from([str(md)]).get(str(md)) == name if md else False
+            if not ours:   # the library already has a different skill of that name
+                self.known[rel] = {"name": name, "disk": "", "store": "", "sig": sig}
+                self._conflict(rel, name, skill, disk_hash, hashes[name])
+                return
+        if name in hashes and hashes[name] == disk_hash:
+            self.known[rel] = {"name": name, "disk": disk_hash, "store": disk_hash, "sig": sig}
+            return
+        new.append((rel, path, disk_hash, sig))
+
+    def _import_new(self, new: list) -> None:
+        """Import the new folders in one import (its batches), and record each."""
+        from skill_studio.core.importer import import_paths
+
+        if not new:
+            return
+        by_source = {}
+        for rel, path, disk_hash, sig in new:
+            md = find_skill_md(path)
+            by_source[str(md)] = (rel, disk_hash, sig)
+        report = import_paths(self.store, [path for _rel, path, _h, _s in new])
+        state = self.store.import_state()
+        for entry in report.entries:
+            rel, disk_hash, sig = by_source.get(entry.source, (None, None, None))
+            if rel is None:
+                continue
+            if entry.status == "skipped" or not entry.name:
+                self.report.errors.append(entry.reason or f"{entry.source}: not imported")
+                continue
+            self.known[rel] = {"name": entry.name, "disk": disk_hash, "store": state[entry.name][1], "sig": sig}
+            if entry.status != "unchanged":
+                self.report.imported.append(entry.name)
+
+    def _import(self, path: Path):
+        from skill_studio.core.importer import import_paths
+
+        entry = import_paths(self.store, [path]).entries[0]
+        if entry.status == "skipped" or not entry.name:
+            raise StoreError(entry.reason or "not imported")
+        return entry
+
+    def _write(self, rec: dict, name: str, path: Path, store_hash: str) -> None:
+        skill, disk_hash = _disk(path)   # read again: never write over a change the signature missed
+        if disk_hash == store_hash:
+            rec.update(disk=disk_hash, store=store_hash, sig=_signature(path))
+            return
+        if disk_hash != rec["disk"]:
+            self._conflict(str(path.relative_to(self.root)) if path != self.root else ".", name, skill, disk_hash,
+                           store_hash)
+            rec.pop("sig", None)
+            return
+        rec.update(disk=write_back(self.store.get(name), path), store=store_hash, sig=_signature(path))
+        self.report.written.append(name)
+
+    def _conflict(self, rel: str, name: str, skill, disk_hash: str, store_hash: str) -> None:
+        self.report.conflicts.append(Conflict(self.key, rel, name, skill.skill_md, self.store.get(name).skill_md,
+                                              disk_hash, store_hash))
 
 
 def write_back(skill, path: Path) -> str:
-    """Write a stored skill into its folder on disk: a copy of the folder with the skill's files
-    written and its removed files deleted, swapped in for the old one (what the import leaves
-    out, such as links, stays). Returns the content hash now on disk."""
-    path = Path(path)
-    stage = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-    old = None
+    """Write a stored skill into its folder (core.linked_write); returns the content hash now on disk."""
+    write_folder(skill, path)
     try:
-        staged = stage / "skill"
-        shutil.copytree(path, staged, symlinks=True)
-        before = read_folder(path)
-        wanted = {f.path: f for f in skill_files_with_md(skill)}
-        md_name = before[0].name
-        for f in before[2]:
-            if f.path not in wanted:
-                (staged / f.path).unlink()
-        if md_name not in wanted and "SKILL.md" in wanted:   # written under the name found on disk
-            wanted[md_name] = wanted.pop("SKILL.md")
-        for rel, f in wanted.items():
-            out = staged / rel
-            out.parent.mkdir(parents=True, exist_ok=True)
-            if out.is_symlink():
-                out.unlink()
-            with open(out, "wb") as fh:
-                fh.write(f.data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(out, f.mode & 0o777 or 0o644)
-        old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent))
-        os.replace(path, old / "skill")
-        try:
-            os.replace(staged, path)
-        except BaseException:
-            os.replace(old / "skill", path)
-            raise
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    disk = _disk(path)
-    return disk[1] if not isinstance(disk, str) else ""
+        return _disk(path)[1]
+    except _READ_ERRORS:
+        return ""
 
 
 def resolve(store: Store, conflict: Conflict, keep: str) -> None:
     """End a conflict: ``keep`` "disk" imports the folder over the store's version, "studio"
-    writes the store's version over the folder. Either way the other side's text is in the
-    store's history or was on disk only: the caller should have shown it."""
+    writes the store's version over the folder. Refused (LinkError) when either side changed
+    again since the conflict was shown: sync, and look again."""
     from skill_studio.core.importer import import_paths
 
     if keep not in ("disk", "studio"):
@@ -229,13 +350,27 @@ def resolve(store: Store, conflict: Conflict, keep: str) -> None:
         raise LinkError(f"{conflict.folder}: {conflict.path} is not a linked skill any more")
     path = Path(conflict.folder) / conflict.path if conflict.path != "." else Path(conflict.folder)
     rec = state["skills"][conflict.path]
+    try:
+        disk_hash = _disk(path)[1]
+        store_hash = store.get(conflict.name, with_files=False).content_hash
+    except (*_READ_ERRORS, StoreError) as e:
+        raise LinkError(f"{path}: {e}") from None
+    if conflict.disk_hash and (disk_hash, store_hash) != (conflict.disk_hash, conflict.store_hash):
+        raise LinkError(f"{conflict.name} changed again since both versions were shown; nothing was overwritten. "
+                        "Sync and look again.")
     if keep == "disk":
         entry = import_paths(store, [path], origin=Origin.HUMAN).entries[0]
         if entry.status == "skipped":
             raise LinkError(entry.reason or f"{path}: not imported")
-        rec["hash"] = store.get(rec["name"], with_files=False).content_hash
+        rec.update(name=entry.name, disk=disk_hash, store=store.get(entry.name, with_files=False).content_hash)
     else:
-        rec["hash"] = write_back(store.get(rec["name"]), path)
+        try:
+            written = write_back(store.get(conflict.name), path)
+        except (*_READ_ERRORS, StoreError) as e:
+            raise LinkError(f"{path}: {e}") from None
+        rec.update(name=conflict.name, disk=written, store=store_hash)
+    rec.pop("deleted", None)
+    rec["sig"] = _signature(path)
     store.set_setting(SETTING, links)
 
 

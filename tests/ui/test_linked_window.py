@@ -91,3 +91,44 @@ def test_the_links_dialog(window, qtbot, store, team):
     assert "in step" in dialog.status.text()
     dialog._unlink()
     assert dialog.list.count() == 0 and linked.linked_folders(store) == []
+
+
+def test_decide_later_then_resolve_from_the_dialog_and_a_new_conflict_is_asked_again(window, qtbot, store, team):
+    asked = []
+    answers = [None, "studio", "disk"]
+    window.linked.ask_conflict = lambda c: asked.append(c) or answers.pop(0)
+    linked.link(store, team)
+    md = team / "pdf-extract" / "SKILL.md"
+    md.write_text(md.read_text().replace("description:", "description: Disk side.", 1))
+    studio_save(store, "pdf-extract", "description:", "description: Studio side.")
+    window.linked.sync()
+    assert len(asked) == 1 and "changed on both sides" in window.statusBar().currentMessage()
+    dialog = LinksDialog(window.linked, window)
+    qtbot.addWidget(dialog)
+    assert dialog.resolve_button.isEnabled() and "Resolve 1 conflict" in dialog.resolve_button.text()
+    dialog._resolve()                                   # answered "studio" this time
+    assert len(asked) == 2 and "Studio side." in md.read_text() and not dialog.resolve_button.isEnabled()
+    md.write_text(md.read_text().replace("Studio side.", "Disk again.", 1))
+    studio_save(store, "pdf-extract", "Studio side.", "Studio again.")
+    window.linked.sync()
+    assert len(asked) == 3 and "Disk again." in store.get("pdf-extract").description   # asked again: "disk"
+
+
+def test_a_sync_that_fails_is_reported_not_raised(window, store, team, monkeypatch):
+    linked.link(store, team)
+
+    def broken(*_a, **_k):
+        raise OSError("disk trouble")
+    monkeypatch.setattr(linked, "sync", broken)
+    assert window.linked.sync() == [] and "disk trouble" in window.statusBar().currentMessage()
+
+
+def test_a_folder_written_back_is_still_watched(window, qtbot, store, team):
+    linked.link(store, team)
+    window.linked.sync()
+    studio_save(store, "pdf-extract", "description:", "description: From the studio.")
+    window.linked.sync()                                        # the folder is swapped for the written one
+    md = team / "pdf-extract" / "SKILL.md"
+    assert "From the studio." in md.read_text() and str(md) in window.linked.watch.files()
+    md.write_text(md.read_text().replace("From the studio.", "Then from disk.", 1))
+    qtbot.waitUntil(lambda: "Then from disk." in store.get("pdf-extract").description, timeout=5000)

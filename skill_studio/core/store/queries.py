@@ -282,6 +282,11 @@ class Queries(Connection):
         return self._rows_of("SELECT name, description, trigger_pattern, lifecycle, trust_tier, origin, success_rate, "
                              "utility_score, last_used_at, created_at, content_hash FROM skill_cards ORDER BY name")
 
+    def names_from(self, sources: list[str]) -> dict[str, str]:
+        """{source path: name} of the skills imported from these SKILL.md paths."""
+        return dict(self._rows_of("SELECT source_path, name FROM procedural_memory WHERE source_path IN "
+                                  "(SELECT value FROM json_each(?))", (json.dumps(sources),)))
+
     def text_matches(self, words: list[str], limit: int) -> list[tuple[str, float]]:
         """(name, bm25 rank) of the skills whose indexed text holds any of ``words``, best first
         (ranks are negative: lower is better)."""

@@ -151,42 +151,61 @@ class WindowLinked:
         self._syncing = True
         try:
             reports = linked.sync(w.store)
-        except linked.LinkError as e:
-            w.statusBar().showMessage(str(e), 8000)
+        except Exception as e:   # a slot must not raise: the next change tries again
+            w.statusBar().showMessage(f"Linked folders: the sync stopped: {e}", 12000)
             return []
         finally:
             self._syncing = False
         self._after(reports)
         return reports
 
+    def conflicts(self) -> list[linked.Conflict]:
+        """The conflicts of the last sync."""
+        return [c for r in self.last for c in r.conflicts]
+
     def _after(self, reports: list[linked.SyncReport]) -> None:
         w = self.window
         self.last = reports
         self._rewatch()
-        if any(r.imported or r.gone_on_disk for r in reports):
+        if any(r.imported or r.gone_on_disk or r.renamed for r in reports):
             self._syncing = True   # the refresh below is not a change to write back
             try:
                 w.refresh()
                 w.workspace.store_changed()
             finally:
                 self._syncing = False
-        done = [summary(r) for r in reports if r.changed or r.errors]
+        done = [summary(r) for r in reports if r.changed or r.errors or r.conflicts]
         if done:
-            w.statusBar().showMessage("Linked folders: " + "; ".join(done), 8000)
-        for r in reports:
-            for c in r.conflicts:
-                key = f"{c.folder}/{c.path}"
-                if key in self._waiting:
-                    continue
+            w.statusBar().showMessage("Linked folders: " + "; ".join(done), 12000)
+        current = {f"{c.folder}/{c.path}" for c in self.conflicts()}
+        self._waiting &= current   # settled elsewhere: a new conflict there is asked about again
+        for c in self.conflicts():
+            key = f"{c.folder}/{c.path}"
+            if key not in self._waiting:
                 self._waiting.add(key)
-                choice = self.ask_conflict(c)
-                if choice in ("disk", "studio"):
-                    linked.resolve(w.store, c, choice)
-                    self._waiting.discard(key)
-                    self.schedule()
-                    if choice == "disk":
-                        w.refresh()
-                        w.workspace.store_changed()
+                self.settle(c)
+
+    def settle(self, conflict: linked.Conflict) -> bool:
+        """Ask which side of a conflict to keep, and keep it; True when it was settled."""
+        w = self.window
+        choice = self.ask_conflict(conflict)
+        if choice not in ("disk", "studio"):
+            return False
+        try:
+            linked.resolve(w.store, conflict, choice)
+        except (linked.LinkError, OSError) as e:
+            self.tell(f"{conflict.name} was not changed: {e}")
+            self._waiting.discard(f"{conflict.folder}/{conflict.path}")
+            self.schedule()
+            return False
+        self._waiting.discard(f"{conflict.folder}/{conflict.path}")
+        for r in self.last:
+            r.conflicts = [c for c in r.conflicts if c is not conflict]
+        if choice == "disk":
+            w.refresh()
+            w.workspace.store_changed()
+        self.schedule()
+        return True
 
     def _ask_conflict(self, conflict: linked.Conflict) -> str | None:
         dialog = ConflictDialog(conflict, self.window)
@@ -194,20 +213,22 @@ class WindowLinked:
         return dialog.choice
 
     def _rewatch(self) -> None:
-        paths = []
+        """Watch each linked folder and its skills' folders and files (set again only when they change)."""
+        paths = set()
         for folder in linked.linked_folders(self.window.store):
             root = Path(folder)
             if root.is_dir():
-                paths.append(str(root))
+                paths.add(str(root))
                 for skill in discover(root):
-                    paths.append(str(skill))
-                    paths += [str(p) for p in skill.iterdir() if p.is_file() and p.name == "SKILL.md"]
-                    paths += [str(p.parent) for p in skill.rglob("*") if p.is_file()]
-        old = self.watch.directories() + self.watch.files()
-        if old:
-            self.watch.removePaths(old)
-        if paths:
-            self.watch.addPaths(sorted(set(paths)))
+                    paths.add(str(skill))
+                    paths.update(str(p) for p in skill.rglob("*") if not p.is_symlink())   # edits in place too
+        watched = set(self.watch.directories()) | set(self.watch.files())   # Qt drops paths that went away
+        if paths == watched:
+            return
+        if watched - paths:
+            self.watch.removePaths(sorted(watched - paths))
+        if paths - watched:
+            self.watch.addPaths(sorted(paths - watched))
 
 
 class LinksDialog(QDialog):
@@ -219,11 +240,13 @@ class LinksDialog(QDialog):
         self.status = QLabel()
         self.status.setWordWrap(True)
         add, sync, unlink = QPushButton("Link a folder…"), QPushButton("Sync now"), QPushButton("Unlink")
+        self.resolve_button = QPushButton("Resolve conflicts…")
         add.clicked.connect(self._add)
         sync.clicked.connect(self._sync)
         unlink.clicked.connect(self._unlink)
+        self.resolve_button.clicked.connect(self._resolve)
         row = QHBoxLayout()
-        for b in (add, sync, unlink):
+        for b in (add, sync, self.resolve_button, unlink):
             row.addWidget(b)
         row.addStretch(1)
         close = QDialogButtonBox(QDialogButtonBox.Close)
@@ -239,6 +262,9 @@ class LinksDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
+        n = len(self.owner.conflicts())
+        self.resolve_button.setEnabled(n > 0)
+        self.resolve_button.setText(f"Resolve {n} conflict(s)…" if n else "No conflicts")
         self.list.clear()
         self.list.addItems(linked.linked_folders(self.owner.window.store))
         if self.list.count():
@@ -253,6 +279,12 @@ class LinksDialog(QDialog):
     def _sync(self) -> None:
         reports = self.owner.sync()
         self.status.setText("; ".join(f"{r.folder}: {summary(r)}" for r in reports) or "Nothing is linked.")
+        self.refresh()
+
+    def _resolve(self) -> None:
+        settled = sum(self.owner.settle(c) for c in self.owner.conflicts())
+        self.status.setText(f"{settled} conflict(s) settled." if settled else "Nothing was changed.")
+        self.refresh()
 
     def _unlink(self) -> None:
         item = self.list.currentItem()
@@ -266,6 +298,7 @@ class LinksDialog(QDialog):
 
 def summary(r: linked.SyncReport) -> str:
     parts = [f"{len(r.imported)} imported" if r.imported else "", f"{len(r.written)} written back" if r.written else "",
+             f"renamed on disk: {', '.join(r.renamed)}" if r.renamed else "",
              f"{len(r.conflicts)} changed on both sides" if r.conflicts else "",
              f"{len(r.gone_on_disk)} removed on disk (kept)" if r.gone_on_disk else "",
              f"{len(r.gone_in_store)} deleted in the studio (folders kept)" if r.gone_in_store else "",
