@@ -115,6 +115,7 @@ class _Library:
         self.used = np.array(refs, dtype=np.float64)    # last use, else creation (unix seconds)
         self.half_life = float(store.setting("scores.half_life_days", scores.HALF_LIFE_DAYS))
         self._triggers: list | None = None
+        self.docs: dict[str, int] = {}                  # word -> skills holding it (full-text index)
         # Card vectors: (model, {(name, content hash): row}, matrix), kept for the next state;
         # and what a query needs (see vectors).
         self._raw: tuple[str, dict] | None = earlier._raw if earlier is not None else None
@@ -290,7 +291,11 @@ def _telling(store: Store, lib: _Library, words: list[str], keep: int = 5) -> li
     rarest are kept."""
     if len(words) <= 2:
         return words
-    docs = store.term_documents(words)
+    unknown = [w for w in words if w not in lib.docs]
+    if unknown:   # counted once per library state (typing a query asks again and again)
+        found = store.term_documents(unknown)
+        lib.docs.update({w: found.get(w, 0) for w in unknown})
+    docs = lib.docs
     common = max(50, len(lib.names) // 5)
     rare = [w for w in words if docs.get(w, 0) <= common]
     return sorted(rare, key=lambda w: docs.get(w, 0))[:keep] if rare else words[:keep]
