@@ -261,6 +261,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="skill-studio", description="Build, review and maintain agent skills.")
     p.add_argument("--version", action="version", version=f"skill-studio {__version__}")
+    p.add_argument("--selftest", action="store_true",
+                   help="open the window offscreen on a temporary sample store, try each part once, exit 0 or 1")
     p.add_argument("--store", metavar="PATH", help="the store file (default: the user's store)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
@@ -308,6 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.selftest:
+        from skill_studio import selftest
+
+        return selftest.run()
     func = getattr(args, "func", cmd_window)
     try:
         return func(args)

@@ -15,6 +15,22 @@ def display_available() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def app_icon():
+    """The app's icon: its SVG and PNG sizes, from the package's resources."""
+    import importlib.resources
+
+    from PySide6.QtGui import QIcon, QPixmap
+
+    icon = QIcon()
+    folder = importlib.resources.files("skill_studio.resources") / "icons" / "app"
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".png"):
+            pixmap = QPixmap()
+            if pixmap.loadFromData(entry.read_bytes()):
+                icon.addPixmap(pixmap)
+    return icon
+
+
 def run(store: Store, argv: list[str] | None = None) -> int:
     """Open the main window on ``store`` and run until it closes; returns the exit code."""
     from PySide6.QtCore import QTimer
@@ -27,7 +43,8 @@ def run(store: Store, argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("Skill Studio")
     app.setOrganizationName("skill-studio")
-    app.setDesktopFileName("skill-studio")
+    app.setDesktopFileName("org.skillstudio.SkillStudio")   # packaging/linux/*.desktop
+    app.setWindowIcon(app_icon())
     settings = StudioSettings()
     theme.apply_theme(app, theme.tokens_for(settings.theme))
     window = MainWindow(store, settings)
