@@ -47,11 +47,14 @@ def test_the_wheel_installs_in_a_fresh_environment_and_passes_its_selftest(tmp_p
     if shutil.which("pyinstaller") is None and not (Path(sys.executable).parent / "pyinstaller").exists():
         pytest.skip("PyInstaller is absent: the packaging tools are not installed here")
     dist = tmp_path / "dist"
-    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
+    # Without --wheel, build makes the sdist and then the wheel from it: the sdist must hold it all.
+    built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)],
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-2000:]
+    assert len(list(dist.glob("skill_studio-*.tar.gz"))) == 1
     wheel = next(dist.glob("skill_studio-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     for needed in ("skill_studio/resources/icons/app/skill-studio.svg", "skill_studio/resources/icons/link.svg",
                    "skill_studio/resources/samples/release-notes/SKILL.md", "skill_studio/ui/agents/query_panel.py"):
         assert needed in names, needed
