@@ -11,6 +11,7 @@ from typing import Iterable
 
 from skill_studio.core.archive import (_EXPORT_EXCLUDED_DIRS, FIXED_DATE_TIME, SKILL_MD_NAMES, ArchiveError,
                                        _collision_key, safe_relative_path)
+from skill_studio.core.atomic import fsync_dir, remove_stale
 from skill_studio.core.model import SkillFile
 
 
@@ -72,6 +73,7 @@ def write_skill_archive(dest: str | os.PathLike[str], folder_name: str, files: I
     if not any(rel in SKILL_MD_NAMES for rel in members):
         raise ArchiveError(dest, "SKILL.md not found among the files to write")
 
+    remove_stale(dest)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     tmp = Path(tmp_name)
     try:
@@ -91,19 +93,5 @@ def write_skill_archive(dest: str | os.PathLike[str], folder_name: str, files: I
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(dest.parent)
+    fsync_dir(dest.parent)
     return dest
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Best effort: make the rename durable (not possible on every platform)."""
-    try:
-        dir_fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)

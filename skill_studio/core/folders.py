@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 from skill_studio.core import skillmd
+from skill_studio.core.atomic import is_staging
 from skill_studio.core.fields import to_skill
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin, Skill, SkillFile
 from skill_studio.core.skillmd import SkillParseError
@@ -51,7 +51,7 @@ def discover(root: str | os.PathLike, max_depth: int = MAX_DEPTH) -> list[Path]:
         if depth >= max_depth:
             continue
         for e in entries:
-            if e.name in SKIP_DIRS:
+            if e.name in SKIP_DIRS or is_staging(e.name):   # what an interrupted export left
                 continue
             try:
                 if e.is_dir(follow_symlinks=False):
@@ -168,13 +168,14 @@ def export_folder(skill: Skill, dest_dir: str | os.PathLike) -> Path:
     sees a half-written skill. Returns the skill folder.
     """
     from skill_studio.core.archive import safe_relative_path
+    from skill_studio.core.atomic import stage_beside, swap_in
 
     dest_dir = Path(dest_dir)
     dest_dir.mkdir(parents=True, exist_ok=True)
     target = dest_dir / _folder_name(skill)
     if target.exists() and (target.is_symlink() or not target.is_dir()):
         raise FolderError(f"{target}: exists and is not a folder; not replacing it")
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=dest_dir))
+    stage = stage_beside(target)
     try:
         for f in skill_files_with_md(skill):
             out = stage / safe_relative_path(f.path)
@@ -185,19 +186,7 @@ def export_folder(skill: Skill, dest_dir: str | os.PathLike) -> Path:
                 os.fsync(fh.fileno())
             os.chmod(out, f.mode & 0o777)
         os.chmod(stage, 0o755)
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=dest_dir))
-            os.replace(target, old / "skill")
-        try:
-            os.replace(stage, target)
-        except BaseException:
-            if old is not None:  # put the previous folder back
-                os.replace(old / "skill", target)
-                old.rmdir()
-            raise
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        swap_in(stage, target)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skill_studio.core.atomic import is_staging
 from skill_studio.core.folders import FolderError, build_skill, discover, find_skill_md, read_folder
 from skill_studio.core.model import Origin
 from skill_studio.core.skillmd import SkillParseError
@@ -100,7 +100,6 @@ def unlink(store: Store, folder: str | os.PathLike) -> None:
     store.set_setting(SETTING, links)
 
 
-_STAGING = re.compile(r"^\..+\.(tmp|old)$")   # write_back's own folders beside a skill's
 _READ_ERRORS = (FolderError, SkillParseError, OSError, ValueError)
 
 
@@ -165,7 +164,7 @@ class _Sync:
         on_disk = {}
         for p in discover(self.root):
             rel = str(p.relative_to(self.root)) if p != self.root else "."
-            if not any(_STAGING.match(part) for part in Path(rel).parts):
+            if not any(is_staging(part) for part in Path(rel).parts):
                 on_disk[rel] = p
         hashes = {n: v[1] for n, v in self.store.import_state().items()}
         read: dict[str, tuple] = {}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
+from skill_studio.core.atomic import stage_beside, swap_in
 from skill_studio.core.folders import read_folder, skill_files_with_md
 
 
@@ -15,8 +15,7 @@ def write_folder(skill, path: Path) -> None:
     written and its removed files deleted, swapped in for the old one (what the import leaves
     out, such as links, stays)."""
     path = Path(path)
-    stage = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-    old = None
+    stage = stage_beside(path)
     try:
         staged = stage / "skill"
         shutil.copytree(path, staged, symlinks=True)
@@ -38,14 +37,6 @@ def write_folder(skill, path: Path) -> None:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.chmod(out, f.mode & 0o777 or 0o644)
-        old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent))
-        os.replace(path, old / "skill")
-        try:
-            os.replace(staged, path)
-        except BaseException:
-            os.replace(old / "skill", path)
-            raise
+        swap_in(staged, path)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
