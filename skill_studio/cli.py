@@ -220,17 +220,13 @@ def cmd_window(args: argparse.Namespace) -> int:
 
     Where no display can be opened, the library is shown as text instead.
     """
-    from skill_studio.ui.app import display_available, run
+    from skill_studio.ui.app import display_available, start
 
     if not display_available():
         print("skill-studio: no display to open the window on; showing the library as text",
               file=sys.stderr)
         return cmd_overview(args)
-    store = _open_store(args)
-    try:
-        return run(store)
-    finally:
-        store.close()
+    return start(lambda: _open_store(args))
 
 
 def cmd_overview(args: argparse.Namespace) -> int:
@@ -301,9 +297,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("show", "show one skill: fields, scores, files, history", cmd_show)
     s.add_argument("name")
 
-    from skill_studio import cli_agents, cli_authoring, cli_bus, cli_graph, cli_health, cli_linked, cli_review
+    from skill_studio import (cli_agents, cli_authoring, cli_bus, cli_graph, cli_health, cli_linked, cli_review,
+                              cli_store)
 
-    for module in (cli_authoring, cli_review, cli_health, cli_graph, cli_bus, cli_agents, cli_linked):   # each area
+    for module in (cli_authoring, cli_review, cli_health, cli_graph, cli_bus, cli_agents, cli_linked,
+                   cli_store):   # each area
         module.register(add)
     return p
 

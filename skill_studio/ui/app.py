@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Callable
 
 from skill_studio.core.store import Store
 
@@ -31,13 +32,11 @@ def app_icon():
     return icon
 
 
-def run(store: Store, argv: list[str] | None = None) -> int:
-    """Open the main window on ``store`` and run until it closes; returns the exit code."""
-    from PySide6.QtCore import QTimer
+def application(argv: list[str] | None = None):
+    """The QApplication (made if there is none yet) with its name, desktop file, icon and theme."""
     from PySide6.QtWidgets import QApplication
 
     from skill_studio.ui import theme
-    from skill_studio.ui.main_window import MainWindow
     from skill_studio.ui.settings import StudioSettings
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
@@ -45,10 +44,44 @@ def run(store: Store, argv: list[str] | None = None) -> int:
     app.setOrganizationName("skill-studio")
     app.setDesktopFileName("org.skillstudio.SkillStudio")   # packaging/linux/*.desktop
     app.setWindowIcon(app_icon())
-    settings = StudioSettings()
-    theme.apply_theme(app, theme.tokens_for(settings.theme))
-    window = MainWindow(store, settings)
-    window.show()
-    # After a crash or a kill, the drafts the designers kept are offered back.
-    QTimer.singleShot(0, window.workspace.recover_drafts)
-    return app.exec()
+    theme.apply_theme(app, theme.tokens_for(StudioSettings().theme))
+    return app
+
+
+def start(open_store: Callable[[], Store], argv: list[str] | None = None, *, trouble=None) -> int:
+    """Open the store (``open_store()``) and the main window on it, and run until it closes.
+
+    A store that cannot be used is explained, with a way on: open another store, or rescue the
+    skills of a damaged one. Returns the exit code (1 when the user gave up).
+    """
+    from PySide6.QtCore import QTimer
+
+    from skill_studio.core.store import StoreError
+    from skill_studio.ui.main_window import MainWindow
+    from skill_studio.ui.settings import StudioSettings
+    from skill_studio.ui.store_trouble import StoreTrouble
+
+    app = application(argv)
+    trouble = trouble or StoreTrouble()
+    store = window = None
+    while window is None:
+        try:
+            store = open_store()
+            window = MainWindow(store, StudioSettings())
+        except (StoreError, OSError) as e:   # not a store, newer, damaged, not readable, no folder
+            if store is not None:
+                store.close()
+            store = None
+            other = trouble.after_failure(e)
+            if other is None:
+                return 1
+            open_store = lambda path=other: Store(path)   # noqa: E731
+    try:
+        window.show()
+        trouble.parent_widget = window
+        trouble.install_hook()
+        # After a crash or a kill, the drafts the designers kept are offered back.
+        QTimer.singleShot(0, window.workspace.recover_drafts)
+        return app.exec()
+    finally:
+        store.close()

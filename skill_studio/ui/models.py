@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
-from skill_studio.core.store import Filters, Store
+from skill_studio.core.store import Filters, Store, UnusableStore
 
 SKILL_ROLE = Qt.UserRole + 1   # the row's Skill (card fields only: no body, no files)
 NAME_ROLE = Qt.UserRole + 2    # the row's skill name
@@ -140,7 +140,13 @@ class SkillListModel(QStandardItemModel):
         page = self._pages.get(page_no)
         if page is None:
             wanted = self._names[page_no * PAGE:(page_no + 1) * PAGE]
-            by_name = {s.name: s for s in self._store.cards(wanted)}
+            try:
+                by_name = {s.name: s for s in self._store.cards(wanted)}
+            except UnusableStore:
+                # A damaged page of the store: shown empty from now on, the error raised once for
+                # the window to report (not again at every paint).
+                self._pages[page_no] = [None] * len(wanted)
+                raise
             page = [by_name.get(n) for n in wanted]
             self._pages[page_no] = page
             while len(self._pages) > CACHE_PAGES:

@@ -10,8 +10,18 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from skill_studio.core import scores
-from skill_studio.core.store.errors import StoreError
-from skill_studio.core.store.schema import migrate
+from skill_studio.core.store.errors import StoreError, UnusableStore
+from skill_studio.core.store.schema import Incompatible, check_compatible, migrate
+
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+
+
+def is_corruption(e: sqlite3.Error) -> bool:
+    """Whether SQLite reports a damaged file (not a busy, full or read-only one)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF == _SQLITE_CORRUPT
+    return "malformed" in str(e)
 
 
 class Connection:
@@ -27,16 +37,27 @@ class Connection:
         self._grid_key = None     # the filter and store state Queries._grid last counted
         self._grid_value: Any = {}  # or the Future of a count running on the reader
         self._reader: Any = None    # (second connection, its thread) for counts made in parallel
+        self._conn = None
         try:
             self._conn = sqlite3.connect(self.path, timeout=busy_timeout_ms / 1000,
                                          isolation_level=None, check_same_thread=False)
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            # Read before anything is written: another program's file or a newer store stays as it is.
+            check_compatible(self._conn)
             self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
             migrate(self._conn)
+        except Incompatible as e:
+            self._conn.close()
+            raise UnusableStore(self.path, e.kind, str(e)) from None
         except sqlite3.DatabaseError as e:
-            raise StoreError(f"{self.path}: cannot open the skill store: {e}") from None
+            if self._conn is not None:
+                self._conn.close()
+            if is_corruption(e):
+                raise UnusableStore(self.path, "damaged", f"the skill store is damaged ({e})") from None
+            kind = "not-a-store" if "not a database" in str(e) else "unreadable"
+            raise UnusableStore(self.path, kind, f"cannot open the skill store: {e}") from None
         self._conn.row_factory = sqlite3.Row
 
     # --- plumbing -----------------------------------------------------------
@@ -74,20 +95,35 @@ class Connection:
             except BaseException as exc:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.DatabaseError) and is_corruption(exc):
+                    raise self._damaged(exc) from None
                 if isinstance(exc, sqlite3.OperationalError):
                     raise StoreError(f"{self.path}: {exc}; nothing was changed") from None
                 raise
 
+    def _damaged(self, exc: sqlite3.DatabaseError) -> UnusableStore:
+        return UnusableStore(self.path, "damaged", f"the skill store is damaged ({exc})")
+
     def _query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
-            return self._conn.execute(sql, tuple(params)).fetchall()
+            try:
+                return self._conn.execute(sql, tuple(params)).fetchall()
+            except sqlite3.DatabaseError as e:
+                if is_corruption(e):
+                    raise self._damaged(e) from None
+                raise
 
     def _rows_of(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         """Plain tuples, cheaper than rows with names when there are 100,000 of them."""
         with self._lock:
             cursor = self._conn.cursor()
             cursor.row_factory = None
-            return cursor.execute(sql, tuple(params)).fetchall()
+            try:
+                return cursor.execute(sql, tuple(params)).fetchall()
+            except sqlite3.DatabaseError as e:
+                if is_corruption(e):
+                    raise self._damaged(e) from None
+                raise
 
     def _column(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         """The first column of every row."""

@@ -37,3 +37,20 @@ class ReadOnlySkill(StoreError):
     def __init__(self, name: str):
         super().__init__(f'"{name}" is a builtin skill and cannot be changed; copy it into a new skill')
         self.name = name
+
+
+class UnusableStore(StoreError):
+    """A file that cannot be used as a skill store, left exactly as it was.
+
+    ``kind`` says why: ``"not-a-store"`` (not SQLite, or another program's database),
+    ``"newer"`` (written by a newer Skill Studio), ``"damaged"`` (SQLite reports corruption;
+    what is readable can still be rescued) or ``"unreadable"`` (it cannot be opened at all).
+    """
+
+    def __init__(self, path, kind: str, reason: str):
+        hint = {"damaged": "; nothing was changed. Export what is still readable with: "
+                           f"skill-studio --store '{path}' rescue --to FOLDER",
+                "newer": "; open it with a newer Skill Studio (the file was not changed)",
+                "not-a-store": "; choose another file (this one was not changed)"}.get(kind, "")
+        super().__init__(f"{path}: {reason}{hint}")
+        self.path, self.kind, self.reason = path, kind, reason

@@ -330,20 +330,36 @@ MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3), _script
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(conn: sqlite3.Connection) -> int:
-    """Bring the schema up to date, each step in its own transaction; returns the version.
+class Incompatible(ValueError):
+    """A file this Skill Studio must not touch; ``kind`` is "not-a-store" or "newer"."""
 
-    Raises RuntimeError for a store written by a newer Skill Studio.
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def check_compatible(conn: sqlite3.Connection) -> int:
+    """The store's schema version, read without writing anything.
+
+    Raises Incompatible for another program's database or a store of a newer Skill Studio.
     """
     current = conn.execute("PRAGMA user_version").fetchone()[0]
     if current == 0 and conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
                                      "AND name NOT LIKE 'sqlite_%'").fetchone()[0]:
-        raise RuntimeError("this SQLite file belongs to another program (it has tables but is not "
-                           "a skill store); choose another file")
+        raise Incompatible("not-a-store", "this SQLite file belongs to another program (it has tables but "
+                                          "is not a skill store)")
     if current > SCHEMA_VERSION:
-        raise RuntimeError(
-            f"this store has schema version {current}, newer than this Skill Studio "
-            f"understands ({SCHEMA_VERSION}); open it with a newer version")
+        raise Incompatible("newer", f"this store has schema version {current}, newer than this Skill Studio "
+                                    f"understands ({SCHEMA_VERSION})")
+    return current
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the schema up to date, each step in its own transaction; returns the version.
+
+    Raises Incompatible (see check_compatible) for a file that must be left alone.
+    """
+    current = check_compatible(conn)
     while current < SCHEMA_VERSION:
         conn.execute("BEGIN IMMEDIATE")
         try:
