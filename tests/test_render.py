@@ -88,7 +88,7 @@ def assert_safe(fragment: str) -> None:
         if tag == "a" and "href" in attrs:
             href = _compact(attrs["href"] or "")
             scheme = re.match(r"^([a-z][a-z0-9+.-]*):", href)
-            assert scheme is None or scheme.group(1) in ("http", "https", "mailto"), href
+            assert scheme is None or scheme.group(1) in ("http", "https"), href
 
 
 # --------------------------------------------------------------------------- #
@@ -216,11 +216,12 @@ def test_relative_image_kept_without_file_list():
     assert [a["src"] for t, a in parse(result.html).elements if t == "img"] == ["assets/chart.png"]
 
 
-def test_web_and_mail_links_are_kept_as_links():
+def test_web_links_are_kept_and_mail_links_become_text():
     body = "[site](https://example.com/docs) <https://example.org> [mail](mailto:team@example.com)\n"
     result = render_markdown(body)
     hrefs = [attrs["href"] for tag, attrs in parse(result.html).elements if tag == "a"]
-    assert hrefs == ["https://example.com/docs", "https://example.org", "mailto:team@example.com"]
+    assert hrefs == ["https://example.com/docs", "https://example.org"]
+    assert "mail" in visible_text(result.html)
 
 
 def test_remote_image_is_replaced_by_placeholder_text():
@@ -466,7 +467,7 @@ def test_sanitizer_allow_list(fragment):
     assert_safe(out)
     assert images == []
     for link in links:
-        assert _compact(link).startswith(("http:", "https:", "mailto:")) or ":" not in link
+        assert _compact(link).startswith(("http:", "https:")) or ":" not in link
 
 
 def test_sanitizer_keeps_text_of_dropped_elements_but_not_script_content():
@@ -490,8 +491,8 @@ def test_sanitizer_keeps_safe_markup_and_converts_background_colour():
 
 
 def test_sanitizer_re_escapes_attribute_values():
-    out, _, _ = sanitize_html('<a href="a.md" title="&quot;&gt;&lt;script&gt;">x</a>')
-    assert 'title="&quot;&gt;&lt;script&gt;"' in out
+    out, _, _ = sanitize_html('<a href="a.md" id="&quot;&gt;&lt;script&gt;">x</a>')
+    assert 'id="&quot;&gt;&lt;script&gt;"' in out
     assert_safe(out)
 
 

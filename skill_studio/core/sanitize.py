@@ -5,11 +5,13 @@ from __future__ import annotations
 import html
 import posixpath
 import re
+import zlib
 from html.parser import HTMLParser
 from typing import Iterable
 from urllib.parse import unquote
+from xml.etree import ElementTree
 
-__all__ = ["CONTROL_RE", "block_marker", "sanitize_html"]
+__all__ = ["CONTROL_RE", "block_marker", "sanitize_html", "svg_is_self_contained"]
 
 _ALLOWED_TAGS = frozenset(
     "p br hr h1 h2 h3 h4 h5 h6 strong b em i code pre span div blockquote ul ol li "
@@ -35,6 +37,8 @@ _CLASS_RE = re.compile(r"^[A-Za-z0-9_ -]*$")
 _ALIGN_VALUES = frozenset({"left", "right", "center", "justify"})
 
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+#: A web link names its host: "https:evil", "https:///x" and the like are not kept.
+_WEB_URL_RE = re.compile(r"^https?://[^/\\?#]", re.IGNORECASE)
 _URL_NOISE_RE = re.compile(r"[\x00-\x20\x7f-\x9f]")
 #: Control characters other than tab, line feed and carriage return; stripped from all text.
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -73,8 +77,8 @@ def _clean_style(value: str) -> str:
 
 
 def _url_kind(url: str) -> str:
-    """Classify a URL as ``'web'``, ``'mail'``, ``'relative'``, ``'fragment'``, ``'network'``
-    (scheme-less, host-relative) or ``'bad'``."""
+    """Classify a URL as ``'web'`` (http or https, with a host), ``'relative'``, ``'fragment'``,
+    ``'network'`` (scheme-less, host-relative) or ``'bad'`` (any other scheme, mailto included)."""
     compact = _URL_NOISE_RE.sub("", url)
     if not compact:
         return "bad"
@@ -85,11 +89,8 @@ def _url_kind(url: str) -> str:
     m = _SCHEME_RE.match(compact)
     if m is None:
         return "relative"
-    scheme = m.group(1).lower()
-    if scheme in ("http", "https"):
+    if m.group(1).lower() in ("http", "https") and _WEB_URL_RE.match(compact):
         return "web"
-    if scheme == "mailto":
-        return "mail"
     return "bad"
 
 
@@ -212,7 +213,8 @@ class _Sanitizer(HTMLParser):
 
     def _attributes(self, tag: str, attrs: list[tuple[str, str | None]]) -> str | None:
         """Return the allowed attributes of *tag* as markup; ``None`` for a link whose
-        target is not allowed."""
+        target is not allowed. No ``title`` is kept: Qt shows it as a tooltip that reads HTML
+        (hovering a link names its address instead)."""
         parts: list[str] = []
         for name, value in attrs:
             if value is None or name.startswith("on"):
@@ -229,8 +231,6 @@ class _Sanitizer(HTMLParser):
                 keep = value.lower() if value.lower() in _ALIGN_VALUES else None
             elif name == "start" and tag == "ol":
                 keep = value if value.isdigit() and len(value) < 10 else None
-            elif tag == "a" and name == "title":
-                keep = value
             elif tag == "a" and name == "href":
                 if _url_kind(value) in ("bad", "network"):
                     return None
@@ -264,8 +264,6 @@ class _Sanitizer(HTMLParser):
         assert path is not None
         self.images.setdefault(path, None)
         markup = f' src="{html.escape(src.strip(), quote=True)}" alt="{html.escape(alt, quote=True)}"'
-        if values.get("title"):
-            markup += f' title="{html.escape(values["title"], quote=True)}"'
         self.out.append(f"<img{markup}>")
 
 
@@ -290,3 +288,60 @@ def _normalise_base_files(base_files: Iterable[str] | None) -> frozenset[str] | 
     if base_files is None:
         return None
     return frozenset(posixpath.normpath(f.replace("\\", "/")) for f in base_files if f)
+
+
+#: Decompressed size beyond which an SVG is not shown (and a compressed bomb is not expanded).
+_SVG_MAX_BYTES = 4 * 1024 * 1024
+_SVG_DECLARATION_RE = re.compile(r"<!DOCTYPE|<!ENTITY|<\?xml-stylesheet", re.IGNORECASE)
+_XML_ENCODING_RE = re.compile(r"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)", re.IGNORECASE)
+_SVG_FOREIGN_TAGS = frozenset({"image", "script", "foreignobject", "iframe", "video", "audio", "feimage"})
+_CSS_URL_RE = re.compile(r"url\s*\(\s*['\"]?\s*(.)", re.IGNORECASE)
+
+
+def _svg_text_is_inert(text: str | None) -> bool:
+    if not text:
+        return True
+    if "@import" in text.lower():
+        return False
+    return all(m.group(1) == "#" for m in _CSS_URL_RE.finditer(text))
+
+
+def svg_is_self_contained(data: bytes) -> bool:
+    """True when the SVG in *data* (UTF-8, plain or gzip-compressed) refers to nothing outside
+    itself: no document type or entities, no images, scripts or foreign content, and no reference
+    (``href``, ``src``, CSS ``url()``, ``@import``) except to its own ``#fragments``. False for
+    anything that does not parse as XML or is bigger than a few megabytes."""
+    if data[:2] == b"\x1f\x8b":
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            data = inflater.decompress(data, _SVG_MAX_BYTES + 1)
+        except zlib.error:
+            return False
+    if len(data) > _SVG_MAX_BYTES:
+        return False
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return False
+    declared = _XML_ENCODING_RE.match(text)
+    if declared and declared.group(1).strip().lower() not in ("utf-8", "utf8", "us-ascii"):
+        return False
+    if _SVG_DECLARATION_RE.search(text):
+        return False
+    try:
+        root = ElementTree.fromstring(data)
+    except (ElementTree.ParseError, ValueError):
+        return False
+    for element in root.iter():
+        if not isinstance(element.tag, str):
+            return False
+        if element.tag.rsplit("}", 1)[-1].lower() in _SVG_FOREIGN_TAGS:
+            return False
+        for name, value in element.attrib.items():
+            if name.rsplit("}", 1)[-1].lower() in ("href", "src") and not value.strip().startswith("#"):
+                return False
+            if not _svg_text_is_inert(value):
+                return False
+        if not (_svg_text_is_inert(element.text) and _svg_text_is_inert(element.tail)):
+            return False
+    return True

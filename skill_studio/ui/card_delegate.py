@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QToolTip
 
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
 from skill_studio.ui.models import NAME_ROLE, SKILL_ROLE
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
 
 CARD_WIDTH = 300
@@ -331,5 +332,5 @@ class CardDelegate(QStyledItemDelegate):
         tip = self.tooltip_text(option, index, event.pos())
         if tip is None:
             return super().helpEvent(event, view, option, index)
-        QToolTip.showText(event.globalPos(), tip, view)
+        QToolTip.showText(event.globalPos(), literal(tip), view)
         return True

@@ -16,6 +16,7 @@ from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
 from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.core.validate import validate_text
 from skill_studio.ui.models import relative_time
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.score_bar import ScoreBar
 from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
 
@@ -222,7 +223,7 @@ class DetailPanel(QWidget):
         badge = self._label(state.label, key="lifecycle", wrap=False)
         badge.setStyleSheet(f"background: {LIFECYCLE_COLORS[state]}; color: #ffffff; border-radius: 4px;"
                             "padding: 2px 8px; font-size: 11px; font-weight: 600;")
-        badge.setToolTip(skill.lifecycle_reason or "")
+        badge.setToolTip(literal(skill.lifecycle_reason))
         badge.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
         tier = TrustTier(skill.trust_tier)
         if skill.origin == Origin.BUILTIN:  # tier 4, read-only
@@ -312,7 +313,7 @@ class DetailPanel(QWidget):
                           f'&nbsp;&nbsp;<span style="color:{t.text_muted}; font-size: 11px;">'
                           f'{state.value}</span>', key=f"link:{key}:{name}", rich=True)
         lab.setTextInteractionFlags(Qt.LinksAccessibleByMouse | Qt.LinksAccessibleByKeyboard)
-        lab.setToolTip(card.description)
+        lab.setToolTip(literal(card.description))
         lab.linkActivated.connect(self.skillLinkActivated)
         return lab
 
@@ -359,7 +360,7 @@ class DetailPanel(QWidget):
             lab = self._label(f"{mark} {where}{d.message}", key=f"diag:{len(self.labels)}")
             lab.setStyleSheet(f"color: {t.text}; font-size: 11px; margin-left: 4px;")
             if d.hint:
-                lab.setToolTip(d.hint)
+                lab.setToolTip(literal(d.hint))
             col.addWidget(lab)
         if len(shown) > MAX_MESSAGES:
             col.addWidget(self._label(f"and {len(shown) - MAX_MESSAGES} more", muted=True))

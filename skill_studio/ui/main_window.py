@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -15,6 +16,7 @@ from skill_studio.ui import theme
 from skill_studio.ui.browser import BrowserWidget
 from skill_studio.ui.detail_panel import DetailPanel
 from skill_studio.ui.models import SkillListModel
+from skill_studio.ui.safe_text import warning
 from skill_studio.ui.settings import StudioSettings
 from skill_studio.ui.stats_bar import StatsBar
 from skill_studio.ui.store_watch import StoreWatcher
@@ -56,7 +58,7 @@ class MainWindow(QMainWindow):
         self.actions: dict[str, QAction] = {}
         self.import_report = None
         # How the window tells the user things (replaceable, e.g. in tests).
-        self.tell = QMessageBox.warning
+        self.tell = warning
         self._build_actions()
         self._build_menus()
         self._build_toolbar()
@@ -83,14 +85,14 @@ class MainWindow(QMainWindow):
         self.watcher.changedElsewhere.connect(self.refresh)
         self.watcher.changedElsewhere.connect(self.workspace.store_changed)
 
-        from skill_studio.ui.review.window_review import WindowReview
-
-        self.review = WindowReview(self)
-        self.watcher.changedElsewhere.connect(self.review.queue.refresh)
         from skill_studio.ui.agents.window_agents import WindowAgents
         from skill_studio.ui.agents.window_linked import WindowLinked
         from skill_studio.ui.bindings.window_bindings import WindowBindings
         from skill_studio.ui.graph.window_graph import WindowGraph
+        from skill_studio.ui.review.window_review import WindowReview
+
+        self.review = WindowReview(self)
+        self.watcher.changedElsewhere.connect(self.review.queue.refresh)
 
         self.graph = WindowGraph(self)
         self.bindings = WindowBindings(self)
@@ -352,10 +354,8 @@ class MainWindow(QMainWindow):
         self.review.actions.delete(self.browser.selected_names())
 
     def about(self) -> None:
-        QMessageBox.about(self, "About Skill Studio",
-                          f"<h3>Skill Studio {__version__}</h3>"
-                          "<p>Build, review and maintain libraries of agent skills.</p>"
-                          f"<p>Store: {self.store.path}</p>")
+        QMessageBox.about(self, "About Skill Studio", f"<h3>Skill Studio {__version__}</h3><p>Build, review and "
+                          f"maintain libraries of agent skills.</p><p>Store: {escape(str(self.store.path))}</p>")
 
     # --- drag and drop --------------------------------------------------------
 

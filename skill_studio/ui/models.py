@@ -10,6 +10,7 @@ from PySide6.QtGui import QStandardItemModel
 
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
 from skill_studio.core.store import Filters, Store, UnusableStore
+from skill_studio.ui.safe_text import literal
 
 SKILL_ROLE = Qt.UserRole + 1   # the row's Skill (card fields only: no body, no files)
 NAME_ROLE = Qt.UserRole + 2    # the row's skill name
@@ -189,7 +190,7 @@ class SkillListModel(QStandardItemModel):
         if role == Qt.ToolTipRole:
             if key == "trust":
                 return TrustTier(skill.trust_tier).label
-            return skill.description if key == "name" else None
+            return literal(skill.description) if key == "name" else None
         return _cell(skill, key)
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QLabel, QLineEdit, QMessageBox, QPlainTextEdit, QVBoxLayout, QWidget)
+                               QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget)
 
 from skill_studio.core.folders import FolderError, export_archive, export_folder
 from skill_studio.core.store import NotFound, Store, StoreError
@@ -15,11 +15,12 @@ from skill_studio.core.strict import MAX_DESCRIPTION_LENGTH
 from skill_studio.core.templates import TEMPLATES, name_problem
 from skill_studio.core.templates import new_skill as new_skill_from_template
 from skill_studio.ui.import_flow import ShowMessage
+from skill_studio.ui.safe_text import warning
 from skill_studio.ui.theme import current_tokens
 
 
 def export_skills(parent: QWidget | None, store: Store, names: Sequence[str], dest: str | None = None,
-                  as_zip: bool = False, *, show_message: ShowMessage = QMessageBox.warning) -> list[str]:
+                  as_zip: bool = False, *, show_message: ShowMessage = warning) -> list[str]:
     """Write each named skill into ``dest`` as a folder (or a .zip); returns the paths written.
 
     Asks for the folder when ``dest`` is None (nothing is written if the user
@@ -86,6 +87,7 @@ class NewSkillDialog(QDialog):
         self.name_edit.setPlaceholderText("e.g. pdf-form-filler")
         self.name_edit.setMaxLength(200)  # longer than allowed, so the length message can show
         self.name_message = QLabel()
+        self.name_message.setTextFormat(Qt.TextFormat.PlainText)
         self.name_message.setWordWrap(True)
         self.description_edit = QPlainTextEdit()
         self.description_edit.setPlaceholderText("What the skill does, and when an agent should use it.")
@@ -105,6 +107,7 @@ class NewSkillDialog(QDialog):
         origin = QLabel("human")
         origin.setToolTip("Skills made here are written by a person")
         self.error_label = QLabel()
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(self._error_style)
         self.error_label.hide()

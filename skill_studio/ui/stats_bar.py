@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from skill_studio.core.store import Filters, Store
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
 
@@ -129,14 +130,14 @@ class StatsBar(QWidget):
             self._library = self._store.stats()
         library = self._library
         self.library_label.setText("Library: " + summary(library))
-        self.library_label.setToolTip(f"{self.library_label.full_text()}\n{_breakdown(library)}")
+        self.library_label.setToolTip(literal(f"{self.library_label.full_text()}\n{_breakdown(library)}"))
         filtered = is_filtered(filters)
         self.separator.setVisible(filtered)
         self.view_label.setVisible(filtered)
         if filtered:
             view = self._store.stats(filters)
             self.view_label.setText("This view: " + summary(view))
-            self.view_label.setToolTip(f"{self.view_label.full_text()}\n{_breakdown(view, filters)}")
+            self.view_label.setToolTip(literal(f"{self.view_label.full_text()}\n{_breakdown(view, filters)}"))
         else:
             self.view_label.setText("")
 

@@ -10,12 +10,13 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
 
 from skill_studio.core.store import NotFound, Store, StoreError
+from skill_studio.ui.safe_text import literal, warning
 
 
 def _ask_recover(parent: QWidget | None, name: str, saved_at: str, lines: int) -> str:
     """'recover', 'discard' or 'later'."""
     box = QMessageBox(QMessageBox.Question, "Recover unsaved changes",
-                      f"Skill Studio closed before your changes to “{name}” were saved.", parent=parent)
+                      literal(f"Skill Studio closed before your changes to “{name}” were saved."), parent=parent)
     box.setInformativeText(f"A draft of {lines} lines was kept at {saved_at}. Open it in the designer?")
     recover = box.addButton("Recover", QMessageBox.AcceptRole)
     discard = box.addButton("Discard draft", QMessageBox.DestructiveRole)
@@ -48,7 +49,7 @@ class Workspace(QTabWidget):
         self.fixed = 1   # tabs before this index stay open (the library, the review queue)
         #: ask_recover(parent, name, saved_at, lines) -> 'recover' | 'discard' | 'later' (replaceable).
         self.ask_recover: Callable[[QWidget | None, str, str, int], str] = _ask_recover
-        self.tell = lambda title, text: QMessageBox.warning(self, title, text)
+        self.tell = lambda title, text: warning(self, title, text)
 
     def designers(self) -> list:
         from skill_studio.ui.designer.designer import DesignerWidget
@@ -76,7 +77,7 @@ class Workspace(QTabWidget):
                 self.tell("Cannot open", f"{name} cannot be opened:\n\n{e}")
                 return None
             index = self.addTab(designer, designer.title())
-            self.setTabToolTip(index, f"{name} — version {designer.session.version}")
+            self.setTabToolTip(index, literal(f"{name} — version {designer.session.version}"))
             designer.titleChanged.connect(lambda _t, d=designer: self._retitle(d))
             designer.saved.connect(lambda _n, d=designer: self._saved(d))
             designer.statusMessage.connect(self.statusMessage)
@@ -97,7 +98,7 @@ class Workspace(QTabWidget):
         index = self.indexOf(designer)
         if index > 0:
             self.setTabText(index, designer.title())
-            self.setTabToolTip(index, f"{designer.session.name} — version {designer.session.version}")
+            self.setTabToolTip(index, literal(f"{designer.session.name} — version {designer.session.version}"))
 
     def _saved(self, designer) -> None:
         self._retitle(designer)

@@ -360,6 +360,7 @@ def test_hostile_markdown_renders_inert(pane):
 @pytest.fixture
 def linked(pane):
     opened = []
+    pane.confirm_link = lambda url: True  # the dialog itself: tests/reliability/test_preview_safety.py
     pane.open_external = lambda url: opened.append(url)
     body = ("Read [the website](https://example.com/docs) or [the guide](./references/guide.md#setup),"
             " or [jump down](#section-20).\n\n" + long_body(25))

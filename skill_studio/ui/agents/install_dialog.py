@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QComb
                                QVBoxLayout, QWidget)
 
 from skill_studio.core import install, matching
+from skill_studio.ui.safe_text import literal
 
 FAIL, WARN, PASS = "#c62828", "#b26a00", "#2e7d32"
 STATE_COLOURS = {"current": PASS, "stale": WARN, "modified": WARN, "replaced": WARN, "missing": FAIL,
@@ -73,10 +74,10 @@ class InstallDialog(QDialog):
             if e.passed:
                 item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
                 item.setCheckState(Qt.Checked)
-                item.setToolTip(e.warning or e.description)
+                item.setToolTip(literal(e.warning or e.description))
             else:
                 item.setFlags(item.flags() & ~Qt.ItemIsEnabled)
-                item.setToolTip(f"Agents may not see it: {e.reason}")
+                item.setToolTip(literal(f"Agents may not see it: {e.reason}"))
             self.skills.addItem(item)
         self.count = QLabel()
         self.skills.itemChanged.connect(lambda _item: self._count())
@@ -124,6 +125,7 @@ class InstallDialog(QDialog):
         split.setSizes([380, 420])
 
         self.message = QLabel()
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
         buttons = QDialogButtonBox(QDialogButtonBox.Close)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QHBox
 
 from skill_studio.core import matching
 from skill_studio.core.prompt import prompt_for
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
 TYPING_DELAY_MS = 250
@@ -39,7 +40,7 @@ def _cell(text: str, *, number: bool = False, tip: str | None = None) -> QTableW
     if number:
         item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
     if tip:
-        item.setToolTip(tip)
+        item.setToolTip(literal(tip))
     return item
 
 
@@ -73,6 +74,7 @@ class QueryPanel(QWidget):
         top.addWidget(self.copy_button)
 
         self.status = QLabel("Type a query to see the skills an agent would be offered.")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
         self.status.setProperty("role", "muted")
         self.matches = _table(COLUMNS)

@@ -5,17 +5,19 @@ short pause); a conflict is shown with both versions side by side for the user t
 from __future__ import annotations
 
 import difflib
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QFileSystemWatcher, QTimer
+from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer
 from PySide6.QtGui import QColor, QFontDatabase, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QListWidget,
-                               QMessageBox, QPlainTextEdit, QPushButton, QSplitter, QTextEdit, QVBoxLayout,
+                               QPlainTextEdit, QPushButton, QSplitter, QTextEdit, QVBoxLayout,
                                QWidget)
 
 from skill_studio.core import linked
 from skill_studio.core.folders import discover
+from skill_studio.ui.safe_text import information
 
 if TYPE_CHECKING:
     from skill_studio.ui.main_window import MainWindow
@@ -30,7 +32,8 @@ class ConflictDialog(QDialog):
         super().__init__(parent)
         self.conflict, self.choice = conflict, None
         self.setWindowTitle(f"Changed on both sides: {conflict.name}")
-        note = QLabel(f"<b>{conflict.name}</b> changed in <i>{conflict.folder}/{conflict.path}</i> and in the studio "
+        where = escape(f"{conflict.folder}/{conflict.path}")
+        note = QLabel(f"<b>{escape(conflict.name)}</b> changed in <i>{where}</i> and in the studio "
                       "since the last sync. Nothing was overwritten. Keep one version; the other is replaced "
                       "(the studio's earlier versions stay in its history).")
         note.setWordWrap(True)
@@ -96,7 +99,7 @@ class WindowLinked:
         self.window = w = window
         self.pick_folder = lambda: QFileDialog.getExistingDirectory(w, "Folder of skills to link")
         self.ask_conflict = self._ask_conflict        # (conflict) -> "disk" | "studio" | None
-        self.tell = lambda text: QMessageBox.information(w, "Linked folders", text)
+        self.tell = lambda text: information(w, "Linked folders", text)
         self.last: list[linked.SyncReport] = []
         self._syncing = False
         self._waiting: set[str] = set()               # conflicts already asked about (folder/path)
@@ -238,6 +241,7 @@ class LinksDialog(QDialog):
         self.setWindowTitle("Linked folders")
         self.list = QListWidget()
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
         add, sync, unlink = QPushButton("Link a folder…"), QPushButton("Sync now"), QPushButton("Unlink")
         self.resolve_button = QPushButton("Resolve conflicts…")

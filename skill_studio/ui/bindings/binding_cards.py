@@ -8,6 +8,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, Q
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
 from skill_studio.core.bus import Binding
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
 BINDING_ROLE = Qt.UserRole + 1
@@ -62,7 +63,7 @@ class BindingListModel(QAbstractListModel):
         if role in (Qt.DisplayRole, Qt.AccessibleTextRole):
             return summary(b)
         if role == Qt.ToolTipRole:
-            return summary(b).replace("; ", "\n")
+            return literal(summary(b).replace("; ", "\n"))
         return None
 
     def binding_at(self, row: int) -> Binding | None:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialo
 
 from skill_studio.core import bus
 from skill_studio.core.bus import Binding, Condition
+from skill_studio.ui.safe_text import literal
 
 EXACT, REGEX = "is exactly", "matches regex"
 JSON_PARAMS = {"payload", "arguments"}
@@ -250,7 +251,7 @@ class BindingDialog(QDialog):
                 continue
             error = condition_problem(kind.currentIndex() == 1, text.text())
             text.setStyleSheet(ERROR_STYLE if error else "")
-            text.setToolTip(error or "")
+            text.setToolTip(literal(error))
             if error:
                 problems.append(f"Condition {row + 1}: {error}")
         self.condition_error.setText("\n".join(problems))

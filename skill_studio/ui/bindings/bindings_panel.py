@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListView, QMessageBox,
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListView,
                                QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from skill_studio.core import bus
@@ -18,6 +18,7 @@ from skill_studio.core.store import StoreError
 from skill_studio.ui.bindings.binding_cards import BINDING_ROLE, BindingCardDelegate, BindingListModel, summary
 from skill_studio.ui.bindings.binding_dialog import BindingDialog
 from skill_studio.ui.bindings.simulator import EventLog, Simulator
+from skill_studio.ui.safe_text import information, question
 
 
 def _ask_save(parent, title: str, name: str, flt: str) -> str:
@@ -45,10 +46,11 @@ class BindingsPanel(QWidget):
         self.edit_binding = lambda binding, title: _edit(self, store, binding, title)
         self.ask_save_path = lambda title, name, flt: _ask_save(self, title, name, flt)
         self.ask_open_path = lambda title, flt: _ask_open(self, title, flt)
-        self.confirm = lambda title, text: QMessageBox.question(self, title, text) == QMessageBox.Yes
-        self.tell = lambda title, text: QMessageBox.information(self, title, text)
+        self.confirm = lambda title, text: question(self, title, text)
+        self.tell = lambda title, text: information(self, title, text)
 
         self.status = QLabel(self)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setObjectName("busStatus")
         self.filter = QLineEdit(self)
         self.filter.setPlaceholderText("Filter by skill, event or action")

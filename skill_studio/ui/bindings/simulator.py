@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLin
                                QVBoxLayout, QWidget)
 
 from skill_studio.core import bus, scores
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
 UNITS = (("seconds", 1), ("minutes", 60), ("hours", 3600), ("days", 86400))
@@ -94,6 +95,7 @@ class Simulator(QWidget):
         for col, width in ((0, 230), (1, 70), (2, 330), (4, 50)):
             header.resizeSection(col, width)
         self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
 
         row = QHBoxLayout()
         row.addWidget(QLabel("Event", self))
@@ -177,8 +179,8 @@ class Simulator(QWidget):
             b = o.binding
             item = QTreeWidgetItem(parent, [f"{b.skill} → {b.action}", "fired" if o.fired else "skipped", o.reason,
                                             result_text(o.result), f"{o.duration_ms:.2f}" if o.fired else ""])
-            item.setToolTip(3, json.dumps(o.result, ensure_ascii=False, indent=2) if o.result else "")
-            item.setToolTip(2, o.reason)
+            item.setToolTip(3, literal(json.dumps(o.result, ensure_ascii=False, indent=2)) if o.result else "")
+            item.setToolTip(2, literal(o.reason))
             colour = QColor(PASS if o.fired else current_tokens().text_muted)
             item.setForeground(1, colour)
             if o.fired and b.action == "emit_event" and o.result and "stopped" not in o.result:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QMessageBox, QVBoxLayout, QWidget
 
 from skill_studio.ui.designer.diff_view import DiffView
@@ -25,7 +27,7 @@ class ConflictDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"{name} changed elsewhere")
         self.choice = "cancel"
-        text = QLabel(f"<b>{name}</b> was saved by someone else (another window or the command line) "
+        text = QLabel(f"<b>{escape(name)}</b> was saved by someone else (another window or the command line) "
                       "after you opened it. Nothing has been written. The store's version is on the "
                       "left, yours on the right.")
         text.setWordWrap(True)

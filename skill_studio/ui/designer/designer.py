@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QLabel, QMessageBox, QSplitter, QTabWidget, QToolBar,
+from PySide6.QtWidgets import (QLabel, QSplitter, QTabWidget, QToolBar,
                                QVBoxLayout, QWidget)
 
 from skill_studio.core.model import SkillFile
@@ -24,6 +24,7 @@ from skill_studio.ui.designer.problems import ProblemsPanel, ValidationRunner
 from skill_studio.ui.designer.saving import SavingMixin
 from skill_studio.ui.designer.session import EditSession, body_of
 from skill_studio.ui.designer.steps_editor import StepsEditor
+from skill_studio.ui.safe_text import question, warning
 
 DRAFT_INTERVAL_MS = 3000   # unsaved text reaches the store this often while the author types
 FORM_DELAY_MS = 300        # the form follows the text after typing pauses this long
@@ -56,8 +57,8 @@ class DesignerWidget(SavingMixin, QWidget):
         self.ask_note = self._ask_note
         self.ask_unsaved = lambda: ask_unsaved(self, self.session.name)
         self.resolve_conflict = lambda stored, mine: resolve_conflict(self, self.session.name, stored, mine)
-        self.confirm = lambda title, text_: QMessageBox.question(self, title, text_) == QMessageBox.Yes
-        self.tell = lambda title, text_: QMessageBox.warning(self, title, text_)
+        self.confirm = lambda title, text_: question(self, title, text_)
+        self.tell = lambda title, text_: warning(self, title, text_)
         self._build()
         self._connect()
         self._load(self.session.base.skill_md if text is None else text, self.session.base.files)
@@ -107,6 +108,7 @@ class DesignerWidget(SavingMixin, QWidget):
         self.splitter.setSizes([520, 420, 340])
 
         self.banner = QLabel(self)
+        self.banner.setTextFormat(Qt.TextFormat.PlainText)
         self.banner.setWordWrap(True)
         self.banner.setObjectName("designerBanner")
         self.banner.setStyleSheet("background: #fff4ce; color: #5c4400; padding: 6px; border-radius: 4px;")

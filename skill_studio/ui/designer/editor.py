@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from skill_studio.ui.theme import current_tokens
 from skill_studio.ui.designer.highlighter import FileHighlighter, SkillHighlighter
+from skill_studio.ui.safe_text import literal
 
 SEVERITIES = ("error", "warning", "info")
 _SEVERITY_COLOURS = {
@@ -238,7 +239,7 @@ class CodeEditor(QPlainTextEdit):
 
     def show_diagnostic_tip(self, line: int, global_pos, widget: QWidget) -> None:
         tip = self.diagnostic_tooltip(line)
-        QToolTip.showText(global_pos, tip, widget) if tip else QToolTip.hideText()
+        QToolTip.showText(global_pos, literal(tip), widget) if tip else QToolTip.hideText()
 
     def _marks_by_block(self) -> dict[int, list[tuple[str, str]]]:
         marks: dict[int, list[tuple[str, str]]] = {}

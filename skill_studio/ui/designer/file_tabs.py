@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from skill_studio.core.model import SkillFile
 from skill_studio.ui.designer.editor import CodeEditor
+from skill_studio.ui.safe_text import literal
 
 
 def text_of(data: bytes) -> str | None:
@@ -67,7 +68,7 @@ class FileTabs(QTabWidget):
                 p, e.toPlainText().encode("utf-8")))
             self._editors[file.path] = editor
             self.addTab(editor, file.path.rsplit("/", 1)[-1])
-            self.setTabToolTip(self.count() - 1, file.path)
+            self.setTabToolTip(self.count() - 1, literal(file.path))
         self.setCurrentWidget(editor)
         return True
 

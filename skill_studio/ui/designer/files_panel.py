@@ -8,13 +8,14 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
-                               QLabel, QMenu, QMessageBox, QPushButton, QStyle, QTreeView, QVBoxLayout,
+                               QLabel, QMenu, QPushButton, QStyle, QTreeView, QVBoxLayout,
                                QWidget)
 
 from skill_studio.core.archive import safe_relative_path
 from skill_studio.core.model import SkillFile
 from skill_studio.ui.designer.file_rules import (MAX_FILE_BYTES, check_path, describe, human_size, is_binary,
                                                  kind_of)
+from skill_studio.ui.safe_text import literal, question, warning
 from skill_studio.ui.theme import current_tokens
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1     # the file's path, or the folder's path for a folder row
@@ -50,7 +51,8 @@ class FilesPanel(QWidget):
         self.tree.activated.connect(self._activated)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.selectionModel().currentChanged.connect(self._show_details)
-        self.details = QLabel(wordWrap=True, textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText,
+                              textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.actions: dict[str, QAction] = {}
         self.buttons: dict[str, QPushButton] = {}
@@ -265,7 +267,7 @@ class FilesPanel(QWidget):
             name = QStandardItem(file_icon, posixpath.basename(f.path))
             name.setData(f.path, PATH_ROLE)
             name.setData(False, IS_FOLDER_ROLE)
-            name.setToolTip(f"{f.path}\n{describe(f)}")
+            name.setToolTip(literal(f"{f.path}\n{describe(f)}"))
             size = QStandardItem(human_size(len(f.data)))
             size.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             kind = QStandardItem(f"{'binary' if binary else 'text'} · {kind_of(f.path, binary)}")
@@ -325,15 +327,15 @@ class FilesPanel(QWidget):
     # --- real dialogs ------------------------------------------------------------
 
     def _ask_text(self, title: str, label: str, default: str) -> str | None:
-        text, ok = QInputDialog.getText(self, title, label, text=default)
+        text, ok = QInputDialog.getText(self, title, literal(label), text=default)
         return text if ok else None
 
     def _pick_files(self) -> list[str]:
         return QFileDialog.getOpenFileNames(self, "Add files to the skill")[0]
 
     def _confirm(self, text: str) -> bool:
-        return QMessageBox.question(self, "Skill files", text) == QMessageBox.StandardButton.Yes
+        return question(self, "Skill files", text)
 
     def _tell(self, text: str) -> None:
-        QMessageBox.warning(self, "Skill files", text)
+        warning(self, "Skill files", text)
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.models import relative_time
+from skill_studio.ui.safe_text import literal
 
 __all__ = ["HistoryPanel", "exact_time"]
 
@@ -120,7 +121,7 @@ class HistoryPanel(QWidget):
             item = QTreeWidgetItem([label, relative_time(v.created_at), v.author or "", v.note or ""])
             item.setData(0, VERSION_ROLE, v.version)
             item.setToolTip(1, exact_time(v.created_at))
-            item.setToolTip(3, v.note or "")
+            item.setToolTip(3, literal(v.note))
             if is_current:
                 font = item.font(0)
                 font.setBold(True)

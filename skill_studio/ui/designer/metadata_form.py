@@ -53,7 +53,8 @@ class MetadataForm(QWidget):
     # --- building ----------------------------------------------------------------
 
     def _build(self) -> None:
-        self.banner = QLabel(wordWrap=True, visible=False, objectName="frontmatterErrorBanner")
+        self.banner = QLabel(wordWrap=True, visible=False, objectName="frontmatterErrorBanner",
+                             textFormat=Qt.TextFormat.PlainText)
         self.fields_box = QWidget()
         form = QFormLayout(self.fields_box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -124,7 +125,7 @@ class MetadataForm(QWidget):
         self.parent_combo.setEnabled(not self._read_only)
 
     def _note(self, *, align_right: bool = False) -> QLabel:
-        label = QLabel(wordWrap=not align_right, visible=False)
+        label = QLabel(wordWrap=not align_right, visible=False, textFormat=Qt.TextFormat.PlainText)
         label.setAlignment(Qt.AlignmentFlag.AlignRight if align_right else Qt.AlignmentFlag.AlignLeft)
         return label
 

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import posixpath
 import re
+from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QImage, QTextDocument
+from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
 from skill_studio.core.render import RenderResult, render_markdown, stylesheet
 from skill_studio.ui import theme
+from skill_studio.ui.designer.link_dialog import confirm_web_link, open_in_browser, web_link
+from skill_studio.ui.designer.preview_files import decode_skill_image, skill_path
+from skill_studio.ui.safe_text import literal
 
-__all__ = ["EMPTY_HINT", "PreviewPane", "SourceMap", "skill_path"]
+__all__ = ["EMPTY_HINT", "PreviewPane", "SourceMap", "decode_skill_image", "skill_path"]
 
 #: Shown instead of a blank pane while the body is empty.
 EMPTY_HINT = "Nothing to preview yet — write the instructions in the editor"
@@ -29,21 +33,6 @@ _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _WORD_RE = re.compile(r"\W+")
-
-
-def skill_path(url: QUrl, files) -> str | None:
-    """Return the skill file (POSIX path relative to the skill folder) that *url* names, or
-    ``None`` when it has a scheme or host, is absolute, contains ``..`` or names no file in
-    *files*. A ``./`` prefix, a query and a fragment are ignored."""
-    if url.scheme() or url.authority():
-        return None
-    path = url.path(_FULLY_DECODED)
-    if not path or path.startswith("/") or "\\" in path or any(ord(c) < 32 for c in path):
-        return None
-    if ".." in path.split("/"):
-        return None
-    norm = posixpath.normpath(path)
-    return norm if norm in files else None
 
 
 def _plain(text: str) -> str:
@@ -145,7 +134,8 @@ class _RenderJob(QRunnable):
 
 class PreviewPane(QTextBrowser):
     """Rendered preview of a skill body: sanitised HTML, images only from the skill's own files,
-    links opened only on click and only when they are web links, skill files or anchors."""
+    links followed only on click: anchors, skill files, and web links once the user has seen the
+    address and confirmed."""
 
     #: The document now shows the newest rendered body (or the empty hint).
     rendered = Signal()
@@ -163,8 +153,10 @@ class PreviewPane(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.document().setUndoRedoEnabled(False)
         self.document().setDocumentMargin(12)
-        #: Opens http(s) and mailto links; replaceable so tests can capture the call.
-        self.open_external = QDesktopServices.openUrl
+        #: Shows a clicked web link's full address and asks whether to open it (True: open).
+        self.confirm_link: Callable[[QUrl], bool] = self._ask_before_opening
+        #: Opens a confirmed web link in the desktop's browser.
+        self.open_external: Callable[[QUrl], object] = open_in_browser
         #: Every resource URL the document asked for and was refused.
         self.blocked_resources: list[str] = []
         self._files: dict[str, bytes] = {}
@@ -331,22 +323,24 @@ class PreviewPane(QTextBrowser):
             return QImage() if type_ == _IMAGE else ""
         image = self._images.get(path)
         if image is None:
-            image = QImage.fromData(self._files[path])
-            self._images[path] = image
+            image = self._images[path] = decode_skill_image(self._files[path])
         room = max(120, self.viewport().width() - 24)
         if image.width() > room:
             return image.scaledToWidth(room, mode=_SMOOTH)
         return image
 
     def _on_anchor_clicked(self, url: QUrl) -> None:
-        """Follow a clicked link: ``#anchor`` scrolls, a skill file is asked for, http(s) and
-        mailto go to the desktop (an explicit click, like any mail link); the rest is refused."""
+        """Follow a clicked link: ``#anchor`` scrolls, a skill file is asked for, an http(s) link
+        opens in the browser once the user confirmed its address; every other link is refused."""
         scheme = url.scheme().lower()
         target = url.toString()
         if not scheme and not url.authority() and not url.path() and url.hasFragment():
             self.scrollToAnchor(url.fragment(_FULLY_DECODED))
-        elif scheme in ("http", "https", "mailto"):
-            self.open_external(url)
+        elif web_link(url):
+            if self.confirm_link(QUrl(url)):
+                self.open_external(QUrl(url))
+            else:
+                self.linkRefused.emit(f"Not opened: {target}")
         elif (path := skill_path(url, self._files)) is not None:
             self.openFileRequested.emit(path)
         elif not scheme and not url.authority():
@@ -354,9 +348,13 @@ class PreviewPane(QTextBrowser):
         else:
             self.linkRefused.emit(f"Not opened: {target} (only web links and skill files open)")
 
+    def _ask_before_opening(self, url: QUrl) -> bool:
+        return confirm_web_link(url, self)
+
     def _on_highlighted(self, url: QUrl) -> None:
+        # Hovering only names the target; nothing is opened or fetched.
         target = url.toString()
-        self.setToolTip(target)
+        self.setToolTip(literal(target))
         self.linkHovered.emit(target)
 
     # -- events -----------------------------------------------------------------

@@ -350,7 +350,8 @@ class ProblemsPanel(QWidget):
             item.setIcon(0, severity_icon(d.severity))
             item.setText(0, _SEVERITY_WORDS[d.severity])
             item.setTextAlignment(1, Qt.AlignRight | Qt.AlignVCenter)
-            tip = html.escape(d.message) + (f"<br><b>Fix:</b> {html.escape(d.hint)}" if d.hint else "")
+            # Always markup (a paragraph), so an escaped "&" is never shown as "&amp;".
+            tip = f"<p>{html.escape(d.message)}" + (f"<br><b>Fix:</b> {html.escape(d.hint)}" if d.hint else "") + "</p>"
             for col in range(len(self.COLUMNS)):
                 item.setToolTip(col, tip)
             item.setData(0, DIAGNOSTIC_ROLE, d)

@@ -55,6 +55,7 @@ class StepsEditor(QWidget):
         self._sync_timer.timeout.connect(self._sync)
 
         self.banner = QLabel()
+        self.banner.setTextFormat(Qt.TextFormat.PlainText)
         self.banner.setWordWrap(True)
         self.banner.hide()
         self.note = QLabel()

@@ -11,9 +11,10 @@ from pathlib import Path
 from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from skill_studio.core import graph as core_graph
+from skill_studio.ui.safe_text import warning
 
 FILTERS = {
     "png": ("Export the graph as a picture", "PNG image (*.png)"),
@@ -30,7 +31,7 @@ def ask_path(parent: QWidget, title: str, name: str, flt: str) -> str:
 
 
 def tell(parent: QWidget, title: str, text: str) -> None:
-    QMessageBox.warning(parent, title, text)
+    warning(parent, title, text)
 
 
 def _atomic(path: Path, write) -> None:

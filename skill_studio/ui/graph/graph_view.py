@@ -19,6 +19,7 @@ from skill_studio.ui import theme
 from skill_studio.ui.graph import graph_export
 from skill_studio.ui.graph.graph_canvas import GraphCanvas
 from skill_studio.ui.graph.graph_scene import CYCLE_RED, GraphScene
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
 
 LAYOUTS = (("layered", "Layered"), ("spring", "Force-directed"), ("radial", "Radial"))
@@ -325,7 +326,7 @@ class GraphView(WorkerOwner, QWidget):
             icon = self.style().standardIcon(QStyle.SP_MessageBoxCritical if p.severity == "error"
                                              else QStyle.SP_MessageBoxWarning)
             item = QListWidgetItem(icon, p.message)
-            item.setToolTip(p.message + "\n\nClick to show these skills")
+            item.setToolTip(literal(p.message + "\n\nClick to show these skills"))
             item.setData(Qt.UserRole, list(p.skills))
             if p.severity == "error":
                 item.setForeground(QColor(CYCLE_RED))

@@ -7,6 +7,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QColor
 
 from skill_studio.core.health import PlannedAction, SkillHealth
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
 #: The raw value of a cell (a float for scores, an int for uses): sorting and bars read it.
@@ -68,7 +69,7 @@ class SkillHealthModel(QAbstractTableModel):
         if role == BAND_ROLE:
             return s.band
         if role == Qt.ToolTipRole and index.column() == HEALTH_COLUMN:
-            return f"{s.name}: health {s.health:.2f} ({s.band})"
+            return literal(f"{s.name}: health {s.health:.2f} ({s.band})")
         if role == Qt.TextAlignmentRole and attr == "uses":
             return int(Qt.AlignRight | Qt.AlignVCenter)
         return None
@@ -196,7 +197,7 @@ class PlanModel(QAbstractTableModel):
         if role == Qt.CheckStateRole and index.column() == 0:
             return Qt.Checked if self.checkable(row) and self._checked[row] else Qt.Unchecked
         if role == Qt.ToolTipRole:
-            return a.reason
+            return literal(a.reason)
         if role == Qt.ForegroundRole and not self.checkable(row):
             return QColor(current_tokens().text_muted)
         if role == NAME_ROLE:
@@ -263,5 +264,5 @@ class PairModel(QAbstractTableModel):
         if role == Qt.TextAlignmentRole and index.column() == 2:
             return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == Qt.ToolTipRole:
-            return f"{source} is {sim:.2f} similar to {target}; suggested: merge {source} into {target}"
+            return literal(f"{source} is {sim:.2f} similar to {target}; suggested: merge {source} into {target}")
         return None

@@ -11,6 +11,7 @@ from skill_studio.core.health import HealthRun
 from skill_studio.core.store import StoreError
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.health.health_models import PairModel
+from skill_studio.ui.safe_text import literal
 
 NO_PAIR = "Select a pair to compare the two SKILL.md files"
 
@@ -106,7 +107,7 @@ class PairsPanel(QWidget):
             self.diff.clear(NO_PAIR)
             return
         source, target, sim = pair
-        self.merge_button.setToolTip(f"Merge {source} into {target}")
+        self.merge_button.setToolTip(literal(f"Merge {source} into {target}"))
         try:
             left, right = self.store.get(target).skill_md, self.store.get(source).skill_md
         except StoreError as e:

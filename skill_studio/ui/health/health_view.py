@@ -7,7 +7,7 @@ import functools
 import threading
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMessageBox, QProgressBar,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar,
                                QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from skill_studio.core import health
@@ -17,6 +17,7 @@ from skill_studio.ui.health.health_models import (BAR_COLUMNS, HEALTH_COLUMN, NA
 from skill_studio.ui.health.health_pairs import PairsPanel, pair_roles, table_view
 from skill_studio.ui.health.health_parts import BarDelegate, SummaryStrip, TrendChart
 from skill_studio.ui.health.health_settings import HealthSettingsPage
+from skill_studio.ui.safe_text import question, warning
 from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
 
 ALL_BANDS = "All bands"
@@ -60,8 +61,10 @@ class HealthView(WorkerOwner, QWidget):
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(280)
         self.stage_label = QLabel(self)
+        self.stage_label.setTextFormat(Qt.TextFormat.PlainText)
         self.stage_label.setProperty("role", "muted")
         self.status_label = QLabel(self)
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.status_label.setProperty("role", "muted")
         self.run_button.clicked.connect(self.start_run)
         self.cancel_button.clicked.connect(self.cancel)
@@ -323,7 +326,7 @@ class HealthView(WorkerOwner, QWidget):
     # --- default dialogs (replaceable) ---------------------------------------
 
     def _confirm_box(self, text: str) -> bool:
-        return QMessageBox.question(self, "Apply the health plan", text) == QMessageBox.Yes
+        return question(self, "Apply the health plan", text)
 
     def _inform_box(self, text: str) -> None:
-        QMessageBox.warning(self, "Health plan", text)
+        warning(self, "Health plan", text)

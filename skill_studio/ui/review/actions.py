@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QInputDialog, QLabel, Q
 from skill_studio.core import lifecycle
 from skill_studio.core.lifecycle import MOVES, Change, UndoStack
 from skill_studio.core.store import DependentsExist, Store, StoreError
+from skill_studio.ui.safe_text import literal
 
 #: How each move is offered: menu text, the question for its reason, whether a reason is required.
 MOVE_TEXT = {
@@ -33,7 +34,7 @@ def default_reviewer() -> str:
 
 
 def _ask_reason(parent: QWidget | None, title: str, prompt: str) -> str | None:
-    text, ok = QInputDialog.getText(parent, title, prompt)
+    text, ok = QInputDialog.getText(parent, title, literal(prompt))
     return text if ok else None
 
 

@@ -14,6 +14,7 @@ from skill_studio.core.store import AuditEntry
 from skill_studio.ui.designer.history_panel import exact_time
 from skill_studio.ui.models import relative_time
 from skill_studio.ui.review.merge_dialog import error_colour
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
 __all__ = ["AuditLogView", "AuditTableModel", "COLUMNS", "write_csv"]
@@ -79,9 +80,9 @@ class AuditTableModel(QAbstractTableModel):
             return self._texts[row][col]
         if role == Qt.ToolTipRole:
             if col == 0:
-                return self._tips[row]
+                return literal(self._tips[row])
             text = self._texts[row][col]
-            return text if len(text) > 40 else None
+            return literal(text) if len(text) > 40 else None
         if role == Qt.UserRole:
             return self._entries[row]
         return None
@@ -201,6 +202,7 @@ class AuditLogView(QWidget):
         self.count_label = QLabel(self)
         self.count_label.setProperty("role", "muted")
         self.status_label = QLabel(self)
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.status_label.setProperty("role", "muted")
         self.status_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         bottom = QHBoxLayout()

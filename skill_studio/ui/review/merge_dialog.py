@@ -66,6 +66,7 @@ class MergeDialog(QDialog):
         names_grid.setColumnStretch(2, 1)
 
         self.message_label = QLabel(self)
+        self.message_label.setTextFormat(Qt.TextFormat.PlainText)
         self.message_label.setWordWrap(True)
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.summary = QTextBrowser(self)

@@ -17,6 +17,7 @@ from skill_studio.core.store import NotFound
 from skill_studio.core.validate import validate_text
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.review.queue_list import row_fonts, waiting_text
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
 
 __all__ = ["NEIGHBOUR_ROLE", "NeighbourDelegate", "QueueDetail", "REASON_REQUIRED", "clipped", "error_colour",
@@ -119,6 +120,7 @@ class QueueDetail(QWidget):
         col.setContentsMargins(12, 8, 10, 6)
         col.setSpacing(4)
         self.name_label = QLabel(self)
+        self.name_label.setTextFormat(Qt.TextFormat.PlainText)
         self.name_label.setProperty("role", "heading")
         self.name_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.approve_button = QPushButton("Approve", self)
@@ -208,7 +210,8 @@ class QueueDetail(QWidget):
         for n in self.neighbours:
             item = QListWidgetItem(n.name, self.nearest_list)
             item.setData(NEIGHBOUR_ROLE, n)
-            item.setToolTip(f"{n.name} ({n.lifecycle.label}): match {n.score:.0%} of the best\n\n{n.description}")
+            item.setToolTip(literal(f"{n.name} ({n.lifecycle.label}): match {n.score:.0%} of the best\n\n"
+                                    f"{n.description}"))
         self.nearest_list.blockSignals(False)
         rows = len(self.neighbours)
         self.nearest_list.setVisible(rows > 0)
@@ -267,7 +270,7 @@ class QueueDetail(QWidget):
         self.name_label.setText(s.name)
         description = " ".join((s.description or "").split())
         self.labels["description"].setText(clipped(description, DESCRIPTION_SHOWN) or "(no description)")
-        self.labels["description"].setToolTip(description if len(description) > DESCRIPTION_SHOWN else "")
+        self.labels["description"].setToolTip(literal(description) if len(description) > DESCRIPTION_SHOWN else "")
         self.labels["meta"].setText(" &nbsp;·&nbsp; ".join(meta))
         self.labels["reason"].setText(s.lifecycle_reason or "")
         self.labels["reason"].setVisible(bool(s.lifecycle_reason))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
 from skill_studio.core.model import Lifecycle, Skill
 from skill_studio.ui.models import NAME_ROLE, SKILL_ROLE, relative_time
+from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import LIFECYCLE_COLORS, current_tokens
 
 __all__ = ["QueueDelegate", "QueueModel", "RowLayout", "paint_badge", "queue_row_layout", "row_fonts",
@@ -76,7 +77,7 @@ class QueueModel(QAbstractListModel):
             return skill
         if role == Qt.ToolTipRole:
             reason = f"\n{skill.lifecycle_reason}" if skill.lifecycle_reason else ""
-            return f"{skill.name} — {Lifecycle(skill.lifecycle).label}{reason}\n\n{skill.description}"
+            return literal(f"{skill.name} — {Lifecycle(skill.lifecycle).label}{reason}\n\n{skill.description}")
         return None
 
 
