@@ -41,17 +41,20 @@ def _emit_json(data: Any) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from skill_studio.core import validate
-    from skill_studio.core.folders import discover, find_skill_md
+    from skill_studio.core.folders import discover, has_skill_md, missing_path_reason
+    from skill_studio.core.names import printable
 
     results: list[tuple[Path, list]] = []
     single = len(args.paths) == 1
     for raw in args.paths:
         path = Path(raw)
         if not path.exists():
-            raise CliError(f"Path '{raw}' does not exist.")
-        if path.is_file() and path.name.lower() == "skill.md":
+            if path.is_symlink():
+                raise CliError(f"{printable(raw)}: {missing_path_reason(path)}", 1)
+            raise CliError(f"Path '{printable(raw)}' does not exist.")
+        if path.name.lower() == "skill.md" and not path.is_dir():
             path = path.parent
-        folders = discover(path) if path.is_dir() and find_skill_md(path) is None else []
+        folders = discover(path) if path.is_dir() and not has_skill_md(path) else []
         if folders:  # a tree of skills
             single = False
             results += [(f, validate.validate_dir(f, args.profile, lints=args.lints)) for f in folders]
@@ -67,14 +70,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         errs = [d for d in diags if d.severity == "error"]
         others = [d for d in diags if d.severity != "error"]
         if errs:
-            print(f"Validation failed for {path}:", file=sys.stderr)
+            print(f"Validation failed for {printable(str(path))}:", file=sys.stderr)
             for d in errs:
-                print(f"  - {d.message}", file=sys.stderr)
+                print(f"  - {printable(d.message)}", file=sys.stderr)
         elif single:
-            print(f"Valid skill: {path}")
+            print(f"Valid skill: {printable(str(path))}")
         for d in others if (args.profile != "strict" or args.lints) else []:
             line = f" (line {d.line})" if d.line else ""
-            print(f"  {_severity(d)}: {d.message}{line}", file=sys.stderr)
+            print(f"  {_severity(d)}: {printable(d.message)}{line}", file=sys.stderr)
     if not single:
         print(f"{len(results)} skills: {len(results) - invalid} valid, {invalid} invalid "
               f"({args.profile} profile)")
@@ -94,17 +97,21 @@ def _diag_json(d) -> dict[str, Any]:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from skill_studio.core.importer import import_paths
+    from skill_studio.core.names import printable
 
     with _open_store(args) as store:
         report = import_paths(store, args.paths, origin=Origin(args.origin))
     if args.json:
-        _emit_json({"summary": report.summary, "entries": [vars(e) for e in report.entries]})
+        entries = [{**vars(e), "source": printable(e.source), "reason": printable(e.reason),
+                    "name": e.name and printable(e.name), "warnings": [printable(w) for w in e.warnings]}
+                   for e in report.entries]
+        _emit_json({"summary": report.summary, "entries": entries})
     else:
         for e in report.entries:
-            what = f"{e.status:9} {e.name or '-'}"
-            print(f"{what}  {e.reason or e.source}")
+            what = f"{e.status:9} {printable(e.name or '-')}"
+            print(f"{what}  {printable(e.reason or e.source)}")
             for w in e.warnings:
-                print(f"          warning: {w}")
+                print(f"          warning: {printable(w)}")
         print(report.summary)
     return 1 if report.count("skipped") and not (report.count("imported") or report.count("updated")
                                                  or report.count("unchanged")) else 0

@@ -161,10 +161,22 @@ def test_links_inside_a_skill_folder_are_left_out(store, tmp_path):
     d = tmp_path / "linky"
     d.mkdir()
     (d / "SKILL.md").write_text("---\nname: linky\ndescription: L. Use when linking.\n---\n")
+    (d / "notes.md").write_text("notes")
+    (d / "latest").symlink_to("notes.md")
+    entry = import_paths(store, [d]).entries[0]
+    assert entry.status == "imported" and any("latest: is a link" in w for w in entry.warnings)
+    assert [f.path for f in store.get("linky").files] == ["notes.md"]
+
+
+def test_a_link_out_of_the_skill_folder_refuses_the_skill(store, tmp_path):
+    d = tmp_path / "linky"
+    d.mkdir()
+    (d / "SKILL.md").write_text("---\nname: linky\ndescription: L. Use when linking.\n---\n")
     (d / "secret").symlink_to("/etc/passwd")
     entry = import_paths(store, [d]).entries[0]
-    assert entry.status == "imported" and any("link" in w for w in entry.warnings)
-    assert store.get("linky").files == []
+    assert entry.status == "skipped"
+    assert entry.reason.startswith(f"{d / 'secret'}: is a link to '/etc/passwd', outside the skill folder")
+    assert store.names() == []
 
 
 @pytest.mark.parametrize("sample", sorted(p.name for p in (REAL_WORLD.parent.parent.parent / "resources" / "samples").iterdir() if p.is_dir()))

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import posixpath
-import re
 import stat
 import struct
-import unicodedata
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -16,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .model import SkillFile
+from .names import file_name_problem
+from .skill_paths import DRIVE_RE as _DRIVE_RE, collision_key as _collision_key, safe_relative_path
+from .skillmd import MAX_SKILL_MD_BYTES
 
 __all__ = [
     "ArchiveError",
@@ -52,7 +54,6 @@ FIXED_DATE_TIME = (1980, 1, 1, 0, 0, 0)
 
 _CHUNK = 64 * 1024
 _MAGIC_LEN = max(len(magic) for magic, _ in ARCHIVE_MAGICS)
-_DRIVE_RE = re.compile(r"^[A-Za-z]:")
 _UNIX_SYSTEMS = (3, 19)  # Unix, OS X (Darwin)
 _ENCRYPTED_FLAGS = 0x01 | 0x40  # traditional and strong encryption
 _SUPPORTED_COMPRESSION = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
@@ -93,40 +94,6 @@ class ArchivedSkill:
     folder_name: str
     files: list[SkillFile]
     ignored: list[str]
-
-
-def safe_relative_path(name: str) -> str:
-    """Return ``name`` as a normalised relative POSIX path (no ``.``, empty or trailing parts).
-
-    Raises ValueError when the path is empty, absolute, starts with a drive
-    letter, uses backslashes, contains NUL or another control character, or
-    has a ``..`` component.
-    """
-    if not isinstance(name, str):
-        raise ValueError(f"path must be a string, not {type(name).__name__}")
-    if not name:
-        raise ValueError("is an empty path")
-    if "\x00" in name:
-        raise ValueError("has a NUL character in its name")
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
-        raise ValueError("has a control character in its name")
-    if name.startswith("/"):
-        raise ValueError("is an absolute path")
-    if _DRIVE_RE.match(name):
-        raise ValueError("starts with a drive letter")
-    if "\\" in name:
-        raise ValueError("uses backslashes in its path")
-    parts = [part for part in name.split("/") if part not in ("", ".")]
-    if ".." in parts:
-        raise ValueError("escapes the skill folder")
-    if not parts:
-        raise ValueError("is an empty path")
-    return "/".join(parts)
-
-
-def _collision_key(path: str) -> str:
-    """Key under which two paths would land on the same file on a case-insensitive disk."""
-    return unicodedata.normalize("NFC", path).casefold()
 
 
 def _human(n: int) -> str:
@@ -185,7 +152,7 @@ def read_skill_archive(path: str | os.PathLike[str], limits: ArchiveLimits = Arc
     reading.  Raises OSError when the file itself cannot be opened.
     """
     path = Path(path)
-    with open(path, "rb") as fh:
+    with _open_regular(path) as fh:
         try:
             zf = zipfile.ZipFile(fh)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, struct.error,
@@ -193,6 +160,18 @@ def read_skill_archive(path: str | os.PathLike[str], limits: ArchiveLimits = Arc
             raise ArchiveError(path, f"is not a zip archive or is damaged ({exc})") from exc
         with zf:
             return _read(zf, path, limits)
+
+
+def _open_regular(path: Path):
+    """The archive opened for reading, refused (not waited on) when it is a fifo or a device."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ArchiveError(path, "is not a regular file (a fifo, socket or device)")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> ArchivedSkill:
@@ -216,6 +195,10 @@ def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> Archived
             raise fail(str(exc), raw) from None
         if len(norm.split("/")) > limits.max_depth:
             raise fail(f"is nested deeper than {limits.max_depth} folders", raw)
+        for part in norm.split("/"):
+            problem = file_name_problem(part)
+            if problem:
+                raise fail(problem, raw)
         mode = _unix_mode(info)
         if raw.endswith("/") or stat.S_ISDIR(mode):
             ignored.append(f"{raw} (directory entry)")
@@ -266,6 +249,9 @@ def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> Archived
         nested = _nested_archive_kind(rel)
         if nested:
             raise fail(f"is {nested}; archives inside a skill archive are not allowed", raw)
+        if rel in SKILL_MD_NAMES and info.file_size > MAX_SKILL_MD_BYTES:
+            raise fail(f"is {_human(info.file_size)}, over the limit of {_human(MAX_SKILL_MD_BYTES)} for "
+                       "SKILL.md", raw)
         if info.file_size > limits.max_member_bytes:
             raise fail(f"is {_human(info.file_size)}, over the limit of "
                        f"{_human(limits.max_member_bytes)} per file", raw)
@@ -287,7 +273,10 @@ def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> Archived
     files: list[SkillFile] = []
     total = 0
     for entry, rel, file_mode in kept:
-        data = _read_member(zf, entry.info, limits, total, fail)
+        member_limits = limits
+        if rel in SKILL_MD_NAMES and limits.max_member_bytes > MAX_SKILL_MD_BYTES:
+            member_limits = dataclasses.replace(limits, max_member_bytes=MAX_SKILL_MD_BYTES)
+        data = _read_member(zf, entry.info, member_limits, total, fail)
         total += len(data)
         files.append(SkillFile(path=rel, data=data, mode=file_mode))
     return ArchivedSkill(folder_name=folder_name, files=files, ignored=ignored)

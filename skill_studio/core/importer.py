@@ -9,11 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+import yaml
+
 from skill_studio.core import skillmd
-from skill_studio.core.folders import (ARCHIVE_SUFFIXES, FolderError, discover, find_skill_md, read_folder,
-                                       skill_from_document)
+from skill_studio.core.folders import (ARCHIVE_SUFFIXES, FolderError, discover, has_skill_md,
+                                       missing_path_reason, read_folder, skill_from_document)
 from skill_studio.core.frontmatter import set_field
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
+from skill_studio.core.names import LookAlikes, mixed_scripts, printable, skill_name_problem
 from skill_studio.core.skillmd import SkillParseError
 from skill_studio.core.store import NotFound, Store, StoreError, content_hash
 
@@ -65,32 +68,73 @@ def _sources(path: Path) -> Iterator[_Read]:
 
     A folder that cannot be read is reported and the walk goes on.
     """
+    shown = printable(str(path))
     try:
         if not path.exists():
-            yield _Read(str(path), error=f"{path}: no such file or folder")
+            yield _Read(str(path), error=f"{shown}: {missing_path_reason(path)}")
             return
-        if path.is_file() and path.suffix.lower() in ARCHIVE_SUFFIXES:
-            from skill_studio.core.archive import read_skill_archive
-
-            archived = read_skill_archive(path)
-            md = next(f for f in archived.files if f.path in ("SKILL.md", "skill.md"))
-            rest = [f for f in archived.files if f is not md]
-            yield _Read(f"{path}!{archived.folder_name}/{md.path}", archived.folder_name, md.data, rest,
-                        list(archived.ignored))
-            return
-        if path.is_file() and path.name in ("SKILL.md", "skill.md"):
+        if path.name in ("SKILL.md", "skill.md") and not path.is_dir():
             path = path.parent
-        folders = [path] if find_skill_md(path) else discover(path)
-    except (OSError, ValueError) as e:  # ArchiveError is a ValueError naming the archive
-        yield _Read(str(path), error=str(e))
+        elif not path.is_dir():
+            if path.is_file() and path.suffix.lower() in ARCHIVE_SUFFIXES:
+                yield _archive(path)
+            elif path.is_file():
+                yield _Read(str(path), error=f"{shown}: not a skill folder, a SKILL.md or a "
+                                             f"{'/'.join(ARCHIVE_SUFFIXES)} archive")
+            else:
+                yield _Read(str(path), error=f"{shown}: not a file or a folder (a fifo, socket or device)")
+            return
+        problems: list[str] = []
+        folders = [path] if has_skill_md(path) else discover(path, problems=problems)
+    except OSError as e:
+        yield _Read(str(path), error=f"{shown}: cannot be read ({e.strerror or e})")
         return
+    for problem in problems:
+        yield _Read(problem.split(": ", 1)[0], error=problem)
+    if not folders and not problems:
+        yield _Read(str(path), error=f"{shown}: no skill found (no folder under it holds a SKILL.md)")
     for folder in folders:
+        source = str(folder / "SKILL.md")
+        if _undecodable(str(folder)):
+            yield _Read(source, folder.name, error=f"{printable(str(folder))}: the path is not valid UTF-8; "
+                                                   "rename the folder")
+            continue
         try:
-            md, data, files, notes = read_folder(folder)
-        except (FolderError, SkillParseError, OSError) as e:
-            yield _Read(str(folder / "SKILL.md"), folder.name, error=str(e))
+            md, data, files, notes = read_folder(folder, refuse_outside_links=True)
+        except (FolderError, SkillParseError) as e:
+            yield _Read(source, folder.name, error=str(e))
+            continue
+        except OSError as e:
+            yield _Read(source, folder.name, error=f"{printable(source)}: cannot be read ({e.strerror or e})")
             continue
         yield _Read(str(md), folder.name, data, files, notes)
+
+
+def _archive(path: Path) -> _Read:
+    """The skill of a .skill/.zip archive, or why it cannot be read (naming the archive's path)."""
+    from skill_studio.core.archive import ArchiveError, read_skill_archive
+
+    shown = printable(str(path))
+    try:
+        archived = read_skill_archive(path)
+    except ArchiveError as e:
+        where = f"{shown}: member {e.member!r} " if e.member is not None else f"{shown}: "
+        return _Read(str(path), error=where + e.reason)
+    except OSError as e:
+        return _Read(str(path), error=f"{shown}: cannot be read ({e.strerror or e})")
+    md = next(f for f in archived.files if f.path in ("SKILL.md", "skill.md"))
+    rest = [f for f in archived.files if f is not md]
+    return _Read(f"{path}!{archived.folder_name}/{md.path}", archived.folder_name, md.data, rest,
+                 list(archived.ignored))
+
+
+def _undecodable(text: str) -> bool:
+    """True when a path holds bytes that are not UTF-8 (decoded as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 class _Writer:
@@ -190,6 +234,7 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
     report = ImportReport()
     seen: dict[str, str] = {}
     known = store.import_state()
+    look_alikes = LookAlikes(known)
     pending: list[tuple[ImportEntry, Skill]] = []
     pending_bytes = 0
     writer = _Writer(store, author)
@@ -207,12 +252,22 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
             for read in _sources(Path(raw)):
                 entry = ImportEntry(read.source, "skipped", warnings=list(read.notes))
                 report.entries.append(entry)
-                skill = _parse(read, origin, check_strict, entry)
-                if skill is None:
+                parsed = _parse(read, origin, check_strict, entry)
+                if parsed is None:
                     continue
-                skill = _dedupe_name(store, skill, seen, entry)
+                skill, name_line = parsed
+                try:
+                    skill = _dedupe_name(store, skill, seen, entry)
+                except ValueError as e:  # a frontmatter whose name cannot be rewritten in place
+                    entry.reason = (f'{printable(entry.source)}: the name "{skill.name}" is already taken in '
+                                    f"this import by {printable(seen[skill.name])}, and cannot be changed "
+                                    f"here ({e}); rename the skill")
+                    continue
+                if skill.name not in known and not _distinct(skill.name, name_line, look_alikes, entry):
+                    continue
                 entry.name = skill.name
                 seen[skill.name] = entry.source
+                look_alikes.add(skill.name)
                 if skill.name in known:
                     version, old_hash, old_origin, old_state = known[skill.name]
                     refusal = _replace_refusal(old_origin, old_state, origin)
@@ -240,7 +295,8 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
             writer.close()
 
 
-def _parse(read: _Read, origin: Origin, check_strict: bool, entry: ImportEntry) -> Skill | None:
+def _parse(read: _Read, origin: Origin, check_strict: bool, entry: ImportEntry) -> tuple[Skill, int] | None:
+    """The skill read and the SKILL.md line of its name, or None (the entry says why)."""
     if read.error is not None:
         entry.reason = read.error
         return None
@@ -253,10 +309,39 @@ def _parse(read: _Read, origin: Origin, check_strict: bool, entry: ImportEntry) 
     except (ValueError, TypeError) as e:  # frontmatter the studio cannot represent
         entry.reason = f"{read.source}: cannot read this skill: {e}"
         return None
+    problem = skill_name_problem(skill.name)
+    if problem:
+        entry.reason = (f"{printable(read.source)}:{_name_line(doc)}: the skill name "
+                        f"'{printable(skill.name)}' {problem}; rename the skill")
+        return None
     if check_strict:
         entry.strict_errors, warnings = _diagnose(read.data, read.folder_name, read.files, doc)
         entry.warnings.extend(warnings)
-    return skill
+    return skill, _name_line(doc)
+
+
+def _name_line(doc: skillmd.SkillDocument) -> int:
+    """The SKILL.md line of the frontmatter's name (the frontmatter's first line when it has none)."""
+    if isinstance(doc.node, yaml.MappingNode):
+        for key, _ in doc.node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == "name":
+                return doc.frontmatter_line + key.start_mark.line
+    return doc.frontmatter_line
+
+
+def _distinct(name: str, line: int, look_alikes: LookAlikes, entry: ImportEntry) -> bool:
+    """False (the entry says why) when ``name`` reads like another skill's name: a near-collision."""
+    other = look_alikes.near_collision(name)
+    if other is not None:
+        entry.reason = (f"{printable(entry.source)}:{line}: near-collision: the name '{name}' looks like "
+                        f"the name of the skill '{other}' ({LookAlikes.difference(name, other)}); rename "
+                        "the skill so that the two can be told apart")
+        return False
+    scripts = mixed_scripts(name)
+    if scripts:
+        entry.warnings.append(f"the name '{name}' mixes {' and '.join(s.title() for s in scripts)} letters, "
+                              "which can look alike")
+    return True
 
 
 def _replace_refusal(old_origin: str, old_state: str, origin: Origin) -> str | None:

@@ -7,13 +7,8 @@ import unicodedata
 
 import yaml
 
-try:  # the C composer gives the same nodes and marks, faster
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
 from .diagnostics import Diagnostic, Parsed, err, info, warn
-from .skillmd import SkillDocument, SkillParseError, decode, parse_document, quote_scalar_double, split
+from .skillmd import SkillDocument, SkillParseError, compose_yaml, decode, parse_document, quote_scalar_double, split
 from .strict import (
     ALLOWED_FIELDS,
     MAX_COMPATIBILITY_LENGTH,
@@ -25,6 +20,8 @@ from .strict import (
 )
 
 __all__ = ["check_lenient"]
+
+_MAX_LISTED_KEYS = 20  # keys named in one message; the rest are counted
 
 _PARSE_CODES = {
     MSG_NO_FRONTMATTER: "L001",
@@ -43,8 +40,8 @@ def _key_lines(fm_text: str, first_line: int,
     """Lines of the top-level and metadata keys, and the repeated keys (dotted) with their lines."""
     if root is None:
         try:
-            root = yaml.compose(fm_text, Loader=_Loader)
-        except yaml.YAMLError:
+            root = compose_yaml(fm_text, None, first_line)
+        except SkillParseError:
             return {}, {}, []
     lines: dict[str, int] = {}
     meta: dict[str, int] = {}
@@ -205,6 +202,8 @@ def check_lenient(raw: bytes | str, folder_name: str | None, path: str | None,
 
     unknown = [k for k in data if k not in ALLOWED_FIELDS]
     if unknown:
-        out.append(info("L020", f"keys outside the standard set are kept: "
-                                f"{', '.join(unknown)}", lines.get(unknown[0])))
+        listed = ", ".join(unknown[:_MAX_LISTED_KEYS])
+        if len(unknown) > _MAX_LISTED_KEYS:
+            listed += f" and {len(unknown) - _MAX_LISTED_KEYS:,} more"
+        out.append(info("L020", f"keys outside the standard set are kept: {listed}", lines.get(unknown[0])))
     return out, parsed

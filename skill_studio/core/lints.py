@@ -10,19 +10,29 @@ from urllib.parse import unquote
 
 from .diagnostics import Diagnostic, Parsed, count_lines, info, warn
 from .fields import field_location, studio_fields
+from .names import skeleton
 
 __all__ = ["MAX_BODY_LINES", "lint_body", "lint_data"]
 
 MAX_BODY_LINES = 500
 
 _FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
-_MD_LINK = re.compile(
-    r"!?\[(?:[^\[\]\n]|\[[^\]\n]*\])*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)")
+# Inline links are found by one pass over '[', '](' and line ends (a pattern for the whole link
+# backtracks to quadratic time on runs of brackets): see _link_targets.
+_LINK_EVENT = re.compile(r"\]\(|\[|\n")
+_SPACES = re.compile(r"\s{0,64}")
+_TARGET_STOP = re.compile(r"[)\s]")
+_ANGLE_STOP = re.compile(r"[>\n]")
+_AFTER_TARGET = re.compile(r"""(?:\s{1,64}(?:"[^"\n]{0,512}"|'[^'\n]{0,512}'|\([^)\n]{0,512}\)))?\s{0,64}\)""")
+_MAX_TARGET = 2048
 _REF_DEF = re.compile(r"^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)", re.MULTILINE)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _SCRIPTS = re.compile(r"scripts/[^\s`'\"()\[\]<>{}*,;|]*")
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+# A scheme starts where a run of scheme characters starts (else every letter of a long word would
+# be tried as a start, in quadratic time).
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://\S+")
+_TOKEN_WINDOW = 256
 _WHEN = re.compile(
     r"\b(use|uses|used|using|usage|when|whenever|if|for|trigger|triggers|triggered|invoke|invoked|"
     r"before|after|during|while|whether|need|needs|needed|ask|asks|asked|want|wants|request|"
@@ -46,6 +56,51 @@ def _prose_mask(body: str) -> str:
             continue
         out.append(_CODE_SPAN.sub(lambda c: " " * len(c.group(0)), line))
     return "".join(out)
+
+
+class _NextStop:
+    """The first position at or after ``pos`` of a character ``pattern`` matches (the text's length
+    when none), for positions asked in increasing order: each character is looked at once."""
+
+    def __init__(self, text: str, pattern: re.Pattern[str]):
+        self.text, self.pattern, self.found = text, pattern, -1
+
+    def __call__(self, pos: int) -> int:
+        if pos > self.found:
+            m = self.pattern.search(self.text, pos)
+            self.found = m.start() if m else len(self.text)
+        return self.found
+
+
+def _link_targets(prose: str) -> Iterable[tuple[int, int]]:
+    """Start and end of the target of each inline link ``[text](target "title")`` of the text, in
+    linear time: a ``](`` after a ``[`` on the same line, a target of at most _MAX_TARGET characters
+    (``<...>`` or without blanks and ``)``), an optional title, then ``)``."""
+    run_end, angle_end = _NextStop(prose, _TARGET_STOP), _NextStop(prose, _ANGLE_STOP)
+    closes: dict[int, bool] = {}
+    opened = False
+    for m in _LINK_EVENT.finditer(prose):
+        token = m.group()
+        if token != "](":
+            opened = token == "["
+            continue
+        if not opened:
+            continue
+        opened = False
+        start = _SPACES.match(prose, m.end()).end()
+        if prose.startswith("<", start):
+            end = angle_end(start + 1)
+            if end >= len(prose) or prose[end] != ">" or end - start > _MAX_TARGET:
+                continue
+            end += 1
+        else:
+            end = run_end(start)
+            if end == start or end - start > _MAX_TARGET:
+                continue
+        if end not in closes:
+            closes[end] = _AFTER_TARGET.match(prose, end) is not None
+        if closes[end]:
+            yield start, end
 
 
 def _normalise_target(target: str) -> str | None:
@@ -89,8 +144,9 @@ def _scripts_mentions(body: str) -> Iterable[tuple[int, str]]:
         if before and (before.isalnum() or before in "_.-"):
             continue
         if before == "/":
-            # Only paths rooted at the skill: './scripts/x', '{baseDir}/scripts/x', '$DIR/scripts/x'.
-            token = re.split(r"[\s`'\"(=]", cleaned[:start - 1])[-1]
+            # Only paths rooted at the skill: './scripts/x', '{baseDir}/scripts/x', '$DIR/scripts/x'
+            # (the word before is looked for in a window, so that many mentions stay linear).
+            token = re.split(r"[\s`'\"(=]", cleaned[max(0, start - 1 - _TOKEN_WINDOW):start - 1])[-1]
             if token not in (".",) and not re.search(r"[}$]", token) and not token.endswith("}"):
                 continue
         path = m.group(0).rstrip(".,:;/!?")
@@ -110,11 +166,11 @@ def lint_body(body: str, body_line: int, files: Collection[str] | None) -> list[
     paths, dirs = _file_index(files)
     found: dict[str, int] = {}
     prose = _prose_mask(body)
-    for rx in (_MD_LINK, _REF_DEF):
-        for m in rx.finditer(prose):
-            target = _normalise_target(body[m.start(1):m.end(1)])
-            if target is not None:
-                found.setdefault(target, m.start(1))
+    spans = [*_link_targets(prose), *((m.start(1), m.end(1)) for m in _REF_DEF.finditer(prose))]
+    for start, end in spans:
+        target = _normalise_target(body[start:end])
+        if target is not None:
+            found.setdefault(target, start)
     for pos, path in _scripts_mentions(body):
         norm = posixpath.normpath(path)
         found.setdefault(norm, pos)
@@ -128,7 +184,8 @@ def lint_body(body: str, body_line: int, files: Collection[str] | None) -> list[
 
 
 def _fold(name: str) -> str:
-    return re.sub(r"[\s_]+", "-", unicodedata.normalize("NFKC", name).strip().casefold())
+    """The name with case, '_' and blanks, and letters of other scripts that look Latin, folded."""
+    return re.sub(r"[\s_]+", "-", skeleton(name.strip()))
 
 
 def lint_data(parsed: Parsed, folder_name: str | None,
@@ -158,7 +215,8 @@ def lint_data(parsed: Parsed, folder_name: str | None,
         similar = sorted({n for n in library if n not in itself and _fold(n) == key})
         if similar:
             out.append(warn("W004", f"'{own}' nearly duplicates {', '.join(repr(s) for s in similar)} in "
-                                    "the library (same name once case and '_' are folded)",
+                                    "the library (same name once case, '_' and look-alike letters are "
+                                    "folded)",
                             lines.get("name"), "rename one of them, or merge the skills"))
     folded: dict[str, str] = {}
     for n in library:

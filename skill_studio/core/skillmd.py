@@ -7,16 +7,41 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from yaml.constructor import ConstructorError
+
+from skill_studio.core.yaml_guard import YamlBoundError, check_bounds, disallowed_character
 
 try:  # The C loader is several times faster; fall back to pure Python when absent.
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 MAX_SKILL_MD_BYTES = 5 * 1024 * 1024
+#: Longest number the frontmatter may spell; longer ones cannot even be printed back.
+MAX_NUMBER_CHARS = 1000
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """The safe loader, reporting values it cannot hold (a date that is not one, a number too long to
+    print, an explicit tag on text it does not fit) where they are written."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:int" \
+                and len(node.value) > MAX_NUMBER_CHARS:
+            raise ConstructorError(None, None, f"a number of {len(node.value):,} characters, over the "
+                                   f"{MAX_NUMBER_CHARS:,} allowed (quote it to keep it as text)", node.start_mark)
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError):
+            kind = node.tag.rsplit(":", 1)[-1]
+            shown = node.value if isinstance(node.value, str) else ""
+            what = f"'{shown[:60]}' is not a valid {kind}" if shown else f"this value is not a valid {kind}"
+            raise ConstructorError(None, None, f"{what} (quote it to keep it as text)", node.start_mark) from None
 
 _FENCE = re.compile(r"---[ \t]*")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)?")
+# A line that is '---' by itself (trailing blanks allowed), searched from the start of a line.
+_CLOSE_FENCE = re.compile(r"(?:(?<=\n)|(?<=\r))---[ \t]*(?:\r\n|\n|\r|\Z)")
 
 
 class SkillParseError(ValueError):
@@ -102,6 +127,21 @@ def decode(data: bytes, path: str | None = None) -> str:
             path, line, column) from None
 
 
+def check_encodable(text: str, path: str | None = None, first_line: int = 1) -> None:
+    """Raise SkillParseError (with the line and column) when ``text`` holds a lone surrogate, which
+    no UTF-8 file can hold (text decoded with ``surrogateescape`` from bytes that were not UTF-8)."""
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        before = text[: e.start]
+        line = count_lines(before) + first_line
+        column = e.start - max(before.rfind("\n"), before.rfind("\r"))
+        raise SkillParseError(f"character U+{ord(text[e.start]):04X} (a lone surrogate) cannot be written as "
+                              "UTF-8; SKILL.md must be UTF-8 text", path, line, column) from None
+
+
 def split(text: str, path: str | None = None) -> SkillDocument:
     """Split SKILL.md text into prefix, fences, frontmatter and body without parsing YAML.
 
@@ -109,11 +149,13 @@ def split(text: str, path: str | None = None) -> SkillDocument:
     fence is the first line that is ``---`` by itself (unlike the reference
     validator, which splits on ``---`` anywhere in the text; the format says
     the frontmatter ends at the next ``---`` line).
-    Raises SkillParseError when there is no frontmatter or it is not closed.
+    Raises SkillParseError when there is no frontmatter or it is not closed, the
+    text is over the size limit, or it holds a lone surrogate.
     """
     if len(text) > MAX_SKILL_MD_BYTES:
         raise SkillParseError(f"file is over the {MAX_SKILL_MD_BYTES:,}-byte limit for SKILL.md",
                               path, 1, 1)
+    check_encodable(text, path)
     pos = 0
     if text.startswith("\ufeff"):
         pos = 1
@@ -133,12 +175,9 @@ def split(text: str, path: str | None = None) -> SkillDocument:
     if open_start is None:
         raise SkillParseError("SKILL.md must start with YAML frontmatter (---)", path, max(line_no, 1), 1)
     fm_start = open_end
-    for m in _LINE.finditer(text, fm_start):
-        if m.start() == m.end():
-            break
-        line_no += 1
-        raw = m.group(0).rstrip("\r\n")
-        if _FENCE.fullmatch(raw):
+    if fm_start > open_start and text[fm_start - 1] in "\r\n":  # else the text ends on the fence
+        m = _CLOSE_FENCE.search(text, fm_start)
+        if m is not None:
             return SkillDocument(
                 text=text, prefix=text[:open_start], open_fence=text[open_start:open_end],
                 frontmatter_text=text[fm_start:m.start()], close_fence=m.group(0),
@@ -148,14 +187,54 @@ def split(text: str, path: str | None = None) -> SkillDocument:
 
 
 def load_yaml(text: str, path: str | None = None, first_line: int = 1) -> Any:
-    """Load frontmatter YAML with the ordinary (safe) parser; errors carry SKILL.md line numbers."""
+    """Load frontmatter YAML with the ordinary (safe) parser; errors carry SKILL.md line numbers.
+
+    Raises SkillParseError for YAML that cannot be read or is over the bounds of
+    ``yaml_guard`` (nesting, number of values, alias expansion).
+    """
+    loader = _guarded_loader(text, path, first_line)
     try:
-        return yaml.load(text, Loader=_Loader)
+        return loader.get_single_data()
     except yaml.YAMLError as e:
+        raise _yaml_error(e, text, path, first_line) from None
+    finally:
+        loader.dispose()
+
+
+def compose_yaml(text: str, path: str | None = None, first_line: int = 1) -> yaml.Node | None:
+    """The YAML node tree of frontmatter text (None when empty); raises SkillParseError as ``load_yaml``."""
+    loader = _guarded_loader(text, path, first_line)
+    try:
+        return loader.get_single_node()
+    except yaml.YAMLError as e:
+        raise _yaml_error(e, text, path, first_line) from None
+    finally:
+        loader.dispose()
+
+
+def _guarded_loader(text: str, path: str | None, first_line: int) -> _Loader:
+    """A loader over ``text``, once the text is known to be within the bounds."""
+    check_encodable(text, path, first_line)
+    try:
+        check_bounds(text)
+    except YamlBoundError as e:
+        raise SkillParseError(e.message, path, first_line + e.line, e.column + 1) from None
+    try:
+        return _Loader(text)
+    except yaml.YAMLError as e:  # the pure-Python reader checks the characters up front
         raise _yaml_error(e, text, path, first_line) from None
 
 
 def _yaml_error(e: yaml.YAMLError, text: str, path: str | None, first_line: int) -> SkillParseError:
+    if isinstance(e, yaml.reader.ReaderError):
+        # Its position counts characters or bytes depending on the reader: find the character.
+        found = disallowed_character(text)
+        if found is not None:
+            char, line0, column0 = found
+            return SkillParseError(f"invalid YAML in frontmatter: character U+{ord(char):04X} is not allowed "
+                                   "in YAML (a control character or a non-character)", path,
+                                   first_line + line0, column0 + 1, "remove it, or write it as an escape "
+                                   "inside double quotes")
     mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     problem = getattr(e, "problem", None) or str(e)
     context = getattr(e, "context", None)
@@ -172,6 +251,9 @@ def _yaml_error(e: yaml.YAMLError, text: str, path: str | None, first_line: int)
     return SkillParseError(message, path, line, column, hint)
 
 
+_MAX_HINT_VALUE = 300
+
+
 def colon_hint(text: str, bad_line: int, first_line: int) -> tuple[str | None, int]:
     """The common real mistake: an unquoted value holding ': '. Offer the quoted form.
 
@@ -182,6 +264,9 @@ def colon_hint(text: str, bad_line: int, first_line: int) -> tuple[str | None, i
     if 0 <= bad_line < len(lines):
         m = re.match(r"^(\s*)([A-Za-z0-9_-]+):[ \t]+(.*\S)\s*$", lines[bad_line])
         if m and ": " in m.group(3) and m.group(3)[0] not in "\"'|>[{":
+            if len(m.group(3)) > _MAX_HINT_VALUE:  # too long to repeat in a message
+                return f"the value of '{m.group(2)[:60]}' holds ': ' unquoted; quote the whole value", \
+                    first_line + bad_line
             fixed = f"{m.group(1)}{m.group(2)}: {quote_scalar_double(m.group(3))}"
             return f"the value holds ': ' unquoted; quote it: {fixed.strip()}", first_line + bad_line
     return None, first_line + bad_line
@@ -192,13 +277,14 @@ def parse_document(data: bytes | str, path: str | None = None) -> SkillDocument:
 
     Returns the split document with ``data`` holding the frontmatter mapping.
     Raises SkillParseError (file, line, column) for invalid UTF-8, oversize
-    files, missing or unclosed frontmatter, unparseable YAML, or frontmatter
-    that is not a mapping.
+    files, missing or unclosed frontmatter, unparseable YAML, YAML over the
+    bounds of ``yaml_guard`` (nesting, number of values, alias expansion), or
+    frontmatter that is not a mapping.
     """
-    text = decode(data, path) if isinstance(data, (bytes, bytearray)) else data
+    text = decode(bytes(data), path) if isinstance(data, (bytes, bytearray)) else data
     doc = split(text, path)
     first = doc.frontmatter_line
-    loader = _Loader(doc.frontmatter_text)
+    loader = _guarded_loader(doc.frontmatter_text, path, first)
     try:
         node = loader.get_single_node()
         loaded = loader.construct_document(node) if node is not None else None

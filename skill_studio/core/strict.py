@@ -8,7 +8,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic, Parsed, err
 from .fields import STANDARD_KEYS
-from .skillmd import MAX_SKILL_MD_BYTES, SkillParseError, colon_hint, decode
+from .skillmd import MAX_SKILL_MD_BYTES, SkillParseError, check_encodable, colon_hint, decode
 from .strict_yaml import DialectError, Where, load_strict
 
 __all__ = [
@@ -29,8 +29,8 @@ MSG_NOT_MAPPING = "SKILL.md frontmatter must be a YAML mapping"
 MSG_MISSING_FILE = "Missing required file: SKILL.md"
 MSG_INVALID_YAML = "Invalid YAML in frontmatter: "
 
-_CLOSE_FENCE = re.compile(r"---[ \t]*")
-_LINE_RE = re.compile(r"[^\n]*\n?")
+# A later line that is '---' by itself (trailing blanks allowed); the text's line ends are LF.
+_CLOSE_FENCE = re.compile(r"(?<=\n)---[ \t]*(?:\n|\Z)")
 
 
 def check_strict(raw: bytes | str, folder_name: str | None) -> tuple[list[Diagnostic], Parsed | None]:
@@ -39,12 +39,18 @@ def check_strict(raw: bytes | str, folder_name: str | None) -> tuple[list[Diagno
         try:
             text = decode(bytes(raw))
         except SkillParseError as e:
-            return [err("S006", f"SKILL.md is not readable: {e.message}", e.line)], None
+            at = f" (line {e.line}, column {e.column})" if e.message.startswith("invalid UTF-8") else ""
+            return [err("S006", f"SKILL.md is not readable: {e.message}{at}", e.line)], None
     else:
         text = raw
         if len(text) > MAX_SKILL_MD_BYTES:
             return [err("S006", f"SKILL.md is not readable: it is over the {MAX_SKILL_MD_BYTES:,}-byte "
                                 "limit", 1)], None
+        try:
+            check_encodable(text)
+        except SkillParseError as e:
+            return [err("S006", f"SKILL.md is not readable: {e.message} (line {e.line}, column {e.column})",
+                        e.line)], None
     # The reference reads SKILL.md in text mode: universal newlines, no BOM removal.
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.startswith("---"):
@@ -57,15 +63,10 @@ def check_strict(raw: bytes | str, folder_name: str | None) -> tuple[list[Diagno
     close_start = close_end = -1
     close_line = 0
     if first_end >= 0:
-        pos = first_end + 1
-        line_no = 2
-        for m in _LINE_RE.finditer(text, pos):
-            if m.start() == m.end():
-                break
-            if _CLOSE_FENCE.fullmatch(m.group(0).rstrip("\n")):
-                close_start, close_end, close_line = m.start(), m.end(), line_no
-                break
-            line_no += 1
+        m = _CLOSE_FENCE.search(text, first_end + 1)
+        if m is not None:
+            close_start, close_end = m.start(), m.end()
+            close_line = text.count("\n", 0, close_start) + 1
     if close_start < 0:
         return [err("S002", MSG_NOT_CLOSED, 1)], None
     fm_text = text[3:close_start]

@@ -30,7 +30,8 @@ from typing import Any
 
 import yaml
 
-from .diagnostics import count_lines
+from .strict_yaml_reader import DialectLoader
+from .yaml_guard import MAX_DEPTH, MAX_VALUES, disallowed_character
 
 try:  # libyaml's parser, when PyYAML was built with it (only its events are used)
     from yaml import CBaseLoader as _CParser
@@ -48,109 +49,6 @@ class DialectError(Exception):
         self.message = message
         self.line = line        # 0-based, in the YAML text
         self.column = column    # 0-based
-
-
-_BREAKS = "\r\n\x85\u2028\u2029"
-_BREAKS_OR_END = _BREAKS + "\0"
-
-
-class _DialectLoader(yaml.SafeLoader):
-    """PyYAML's pure-Python reader, scanner and parser, adjusted to YAML 1.2 as the reference reads it."""
-
-    def forward(self, length: int = 1) -> None:
-        # YAML 1.2 positions: only LF and a lone CR end a line. NEL, LS and PS
-        # still break scalars but do not reset the column, which decides
-        # indentation (YAML 1.1 readers reset it).
-        if self.pointer + length + 1 >= len(self.buffer):
-            self.update(length + 1)
-        for _ in range(length):
-            ch = self.buffer[self.pointer]
-            self.pointer += 1
-            self.index += 1
-            if ch == "\n" or (ch == "\r" and self.buffer[self.pointer] != "\n"):
-                self.line += 1
-                self.column = 0
-            elif ch != "\ufeff":
-                self.column += 1
-
-    def scan_to_next_token(self) -> None:
-        # Skip spaces, comments and line breaks as the reference's reader does:
-        # once a line break is followed by an empty line, it also skips the tabs
-        # and spaces that follow (so a tab can indent a line after a blank line).
-        if self.index == 0 and self.peek() == "\ufeff":
-            self.forward()
-        while True:
-            while self.peek() == " ":
-                self.forward()
-            if self.peek() == "#":
-                while self.peek() not in _BREAKS_OR_END:
-                    self.forward()
-                while self.scan_line_break():
-                    pass
-                if not self.flow_level:
-                    self.allow_simple_key = True
-                continue
-            if not self.scan_line_break():
-                return
-            if not self.flow_level:
-                self.allow_simple_key = True
-            if self.peek() == "\n":
-                while True:
-                    ch = self.peek()
-                    if ch in _BREAKS:
-                        self.scan_line_break()
-                    elif ch in " \t":
-                        self.forward()
-                    else:
-                        break
-
-    def scan_block_scalar(self, style):
-        # YAML 1.2: the content of a top-level block scalar may start in column 0;
-        # it then runs to a '---' or '...' line or the end. (Only its extent
-        # matters: a top-level scalar is never a valid frontmatter mapping.)
-        if self.indent >= 0:
-            return super().scan_block_scalar(style)
-        saved = (self.pointer, self.index, self.line, self.column)
-        start_mark = self.get_mark()
-        self.forward()
-        _, increment = self.scan_block_scalar_indicators(start_mark)
-        self.scan_block_scalar_ignored_line(start_mark)
-        if increment is None:
-            _, max_indent, end_mark = self.scan_block_scalar_indentation()
-            if max_indent == 0:
-                chunks = []
-                first = True
-                while self.column == 0 and self.peek() != "\0":
-                    if not first and self._at_document_marker():
-                        break
-                    first = False
-                    length = 0
-                    while self.peek(length) not in _BREAKS_OR_END:
-                        length += 1
-                    chunks.append(self.prefix(length))
-                    self.forward(length)
-                    chunks.append(self.scan_line_break())
-                    _, end_mark = self.scan_block_scalar_breaks(0)
-                return yaml.ScalarToken("".join(chunks), False, start_mark, end_mark, style)
-        self.pointer, self.index, self.line, self.column = saved
-        return super().scan_block_scalar(style)
-
-    def _at_document_marker(self) -> bool:
-        return self.column == 0 and self.prefix(3) in ("---", "...") and self.peek(3) in _BREAKS_OR_END + " \t"
-
-    def parse_block_mapping_key(self):
-        # YAML 1.2: a ':' with no key before it is a mapping entry with an empty key.
-        if not self.check_token(yaml.KeyToken, yaml.BlockEndToken) and self.check_token(yaml.ValueToken):
-            self.state = self.parse_block_mapping_value
-            return self.process_empty_scalar(self.peek_token().start_mark)
-        return super().parse_block_mapping_key()
-
-    def parse_document_end(self):
-        # YAML 1.2: after '...' any content starts another (implicit) document.
-        event = super().parse_document_end()
-        if self.state == self.parse_document_start:
-            self.state = self.parse_implicit_document_start
-        return event
 
 
 @dataclass
@@ -227,31 +125,54 @@ def _compose_strict(text: str, _where: Where, *, fast: bool = True) -> _Node | N
 
 
 def _compose_events(get_event, _where: Where) -> _Node | None:
+    """The node tree from parser events, built without recursion and within the bounds of
+    ``yaml_guard`` (nesting depth, number of values)."""
     def next_event() -> yaml.Event:
         event = get_event()
         _check_event(event, _where)
         return event
 
-    def compose(event: yaml.Event) -> _Node:
-        mark = event.start_mark
-        if isinstance(event, yaml.ScalarEvent):
-            return _Node("scalar", mark.line, mark.column, event.value, plain=event.style is None)
-        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-            is_map = isinstance(event, yaml.MappingStartEvent)
-            node = _Node("map" if is_map else "seq", mark.line, mark.column)
-            # A mapping's events alternate key, value; a sequence's are its items.
-            while not isinstance(child := next_event(), (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                item = compose(child)
-                node.items.append((item, compose(next_event())) if is_map else item)
-            return node
-        raise DialectError(f"unexpected {type(event).__name__} at {_where(mark.line, mark.column)}",
-                           mark.line, mark.column)  # pragma: no cover - the parser prevents it
-
     next_event()  # StreamStart
     event = next_event()
     if isinstance(event, yaml.StreamEndEvent):
         return None
-    root = compose(next_event())  # after DocumentStart
+    # Open collections, each with the key waiting for its value (mappings alternate key, value).
+    stack: list[tuple[_Node, list]] = []
+    root: _Node | None = None
+    count = 0
+    while True:
+        event = next_event()
+        mark = event.start_mark
+        if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            node = stack.pop()[0]
+        elif isinstance(event, yaml.ScalarEvent):
+            node = _Node("scalar", mark.line, mark.column, event.value, plain=event.style is None)
+        elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            is_map = isinstance(event, yaml.MappingStartEvent)
+            stack.append((_Node("map" if is_map else "seq", mark.line, mark.column), []))
+            if len(stack) > MAX_DEPTH:
+                raise DialectError(f"nested more than {MAX_DEPTH} levels deep at {_where(mark.line, mark.column)}",
+                                   mark.line, mark.column)
+            count += 1
+            continue
+        else:
+            raise DialectError(f"unexpected {type(event).__name__} at {_where(mark.line, mark.column)}",
+                               mark.line, mark.column)  # pragma: no cover - the parser prevents it
+        if not isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            count += 1
+        if count > MAX_VALUES:
+            raise DialectError(f"more than {MAX_VALUES:,} values (at {_where(mark.line, mark.column)})",
+                               mark.line, mark.column)
+        if not stack:
+            root = node
+            break
+        parent, pending = stack[-1]
+        if parent.kind == "seq":
+            parent.items.append(node)
+        elif pending:
+            parent.items.append((pending.pop(), node))
+        else:
+            pending.append(node)
     next_event()  # DocumentEnd
     event = next_event()
     if not isinstance(event, yaml.StreamEndEvent):
@@ -262,8 +183,9 @@ def _compose_events(get_event, _where: Where) -> _Node | None:
 
 
 def _compose_exact(text: str, _where: Where) -> _Node | None:
-    loader = _DialectLoader(text)
+    loader = None
     try:
+        loader = DialectLoader(text)
         return _compose_events(loader.get_event, _where)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
@@ -276,13 +198,15 @@ def _compose_exact(text: str, _where: Where) -> _Node | None:
             raise DialectError(message, mark.line, mark.column) from None
         raise DialectError(message, None) from None
     except yaml.reader.ReaderError as e:
-        before = text[: e.position]
-        line = count_lines(before)
-        column = e.position - max(before.rfind("\n"), before.rfind("\r")) - 1
-        raise DialectError(f"character {e.character!r} (U+{ord(e.character):04X}) is not allowed in "
+        found = disallowed_character(text)
+        if found is None:  # pragma: no cover - the reader refuses only what the pattern finds
+            raise DialectError(f"unreadable text ({e.reason})", None) from None
+        char, line, column = found
+        raise DialectError(f"character {char!r} (U+{ord(char):04X}) is not allowed in "
                            f"YAML at {_where(line, column)}", line, column) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def _check_mappings(root: _Node, _where: Where) -> None:

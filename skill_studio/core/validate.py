@@ -10,6 +10,7 @@
 #   S005 error    Missing required file: SKILL.md (every profile)
 #   S006 error    SKILL.md is not readable: invalid UTF-8 or over the size limit
 #   S007 error    Path does not exist / Not a directory (every profile)
+#   S008 error    SKILL.md is a folder, a fifo, a link out of the skill folder, or cannot be read
 #   S010 error    Unexpected fields in frontmatter
 #   S011 error    Missing required field in frontmatter: name
 #   S012 error    Missing required field in frontmatter: description
@@ -71,8 +72,9 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, Severity, err, errors, is_valid
-from .folders import SKIP_IN_SKILL, find_skill_md
-from .skillmd import SkillDocument
+from .folders import SKIP_IN_SKILL, FolderError, find_skill_md, has_skill_md, missing_path_reason, read_skill_md
+from .names import printable
+from .skillmd import SkillDocument, SkillParseError
 from .lenient import check_lenient
 from .lints import MAX_BODY_LINES, lint_body, lint_data
 from .strict import (
@@ -157,13 +159,19 @@ def validate_text(data: bytes | str, folder_name: str | None, profile: str = "st
     return diags
 
 
+_MAX_LISTED_FILES = 20_000
+
+
 def _skill_files(skill_dir: Path) -> list[str]:
+    """The paths of the files of a skill folder (links not followed), at most _MAX_LISTED_FILES."""
     out: list[str] = []
     for root, dirs, names in os.walk(skill_dir):
         dirs[:] = [d for d in dirs if d not in SKIP_IN_SKILL]
         rel = Path(root).relative_to(skill_dir)
         for n in names:
             out.append((rel / n).as_posix())
+        if len(out) >= _MAX_LISTED_FILES:
+            break
     return out
 
 
@@ -171,19 +179,28 @@ def validate_dir(skill_dir: str | os.PathLike[str], profile: str = "strict", *,
                  library_names: Collection[str] | None = None, lints: bool = True) -> list[Diagnostic]:
     """Validate a skill folder under a profile; returns the diagnostics as ``validate_text`` does.
 
-    A missing folder, a path that is not a folder, or a folder without SKILL.md
-    (or skill.md) gives a single error in every profile.
+    A missing folder, a path that is not a folder, a folder without SKILL.md
+    (or skill.md), or a SKILL.md that cannot be read (over the size limit, a
+    folder, a fifo, a link out of the folder, no permission) gives a single error
+    in every profile, naming the file.
     """
     directory = Path(skill_dir)
     if not directory.exists():
+        if directory.is_symlink():
+            return [err("S007", f"{printable(str(directory))}: {missing_path_reason(directory)}")]
         return [err("S007", f"Path does not exist: {directory}")]
     if not directory.is_dir():
         return [err("S007", f"Not a directory: {directory}")]
-    skill_md = find_skill_md(directory)
-    if skill_md is None:
+    if not has_skill_md(directory):
         return [err("S005", MSG_MISSING_FILE)]
     folder_name = directory.name or directory.resolve().name
     if folder_name in ("..", "."):
         folder_name = directory.resolve().name
-    return validate_text(skill_md.read_bytes(), folder_name, profile, files=_skill_files(directory),
+    try:
+        skill_md, data = read_skill_md(directory)
+    except SkillParseError as e:  # over the size limit: refused before it is read
+        return [err("S006", f"SKILL.md is not readable: {e}", e.line)]
+    except FolderError as e:
+        return [err("S008", str(e))]
+    return validate_text(data, folder_name, profile, files=_skill_files(directory),
                          library_names=library_names, path=str(skill_md), lints=lints)

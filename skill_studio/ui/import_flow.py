@@ -11,15 +11,17 @@ from PySide6.QtCore import (QAbstractTableModel, QEventLoop, QModelIndex, QObjec
                             QThread, QTimer, Signal, Slot)
 from PySide6.QtGui import QBrush, QColor, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialogButtonBox, QHeaderView,
-                               QLabel, QMessageBox, QProgressDialog, QPushButton, QStyle, QStyledItemDelegate,
+                               QLabel, QProgressDialog, QPushButton, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget)
 
 from skill_studio.core.importer import ImportEntry, ImportReport, import_paths
 from skill_studio.core.model import Origin
+from skill_studio.core.names import printable
+from skill_studio.ui.safe_text import literal, warning
 from skill_studio.core.store import Store
 from skill_studio.ui.theme import current_tokens
 
-#: show_message(parent, title, text): how a function tells the user something (QMessageBox.warning by default).
+#: show_message(parent, title, text): how a function tells the user something (a warning box by default).
 ShowMessage = Callable[[QWidget | None, str, str], object]
 
 PROGRESS_INTERVAL = 0.05  # seconds between progress signals, so a big import does not flood the GUI
@@ -151,11 +153,11 @@ def report_text(report: ImportReport) -> str:
     """The report as plain text: the summary, then one line per skill and its notes."""
     lines = [f"Import report: {report.summary}", ""]
     for e in report.entries:
-        lines.append(f"{e.status}\t{e.name or '-'}\t{e.source}")
+        lines.append(f"{e.status}\t{printable(e.name or '-')}\t{printable(e.source)}")
         if e.reason:
-            lines.append(f"\treason: {e.reason}")
-        lines += [f"\twarning: {w}" for w in e.warnings]
-        lines += [f"\tstrict: {s}" for s in e.strict_errors]
+            lines.append(f"\treason: {printable(e.reason)}")
+        lines += [f"\twarning: {printable(w)}" for w in e.warnings]
+        lines += [f"\tstrict: {printable(s)}" for s in e.strict_errors]
     return "\n".join(lines) + "\n"
 
 
@@ -210,15 +212,15 @@ class ImportReportModel(QAbstractTableModel):
             if col == 0:
                 return e.status
             if col == 1:
-                return e.name or "—"
+                return printable(e.name) if e.name else "—"
             if col == 2:
-                return e.source
-            return "; ".join(_details(e))
-        if role == Qt.ToolTipRole:
+                return printable(e.source)
+            return printable("; ".join(_details(e)))
+        if role == Qt.ToolTipRole:   # tooltips read HTML: skill text is shown literally
             if col == 2:
-                return e.source
+                return literal(printable(e.source))
             if col == 3 and _details(e):
-                return "\n".join(_details(e))
+                return literal("\n".join(printable(d) for d in _details(e)))
             return None
         if role == Qt.DecorationRole:
             if col == 0 and skipped:
@@ -248,7 +250,7 @@ class ImportReportDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Import report")
         self.report = report
-        self.summary_label = QLabel(report.summary)
+        self.summary_label = QLabel(report.summary, textFormat=Qt.PlainText)
         font = self.summary_label.font()
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.15)
@@ -320,7 +322,7 @@ def _show_report_dialog(parent: QWidget | None, report: ImportReport) -> None:
 
 def run_import(parent: QWidget | None, store: Store, paths: Iterable[str], origin: Origin | str = "human", *,
                show_report: Callable[[QWidget | None, ImportReport], object] | None = _show_report_dialog,
-               show_message: ShowMessage = QMessageBox.warning) -> ImportReport | None:
+               show_message: ShowMessage = warning) -> ImportReport | None:
     """Import ``paths`` with a progress dialog (the GUI stays live), then show the report.
 
     Returns the report (also after Cancel), or None when the import failed (the

@@ -240,10 +240,16 @@ class StepsEditor(QWidget):
         self._write(steps)
 
     def _write(self, steps: list[str]) -> None:
-        new = set_field(self._doc, "steps", steps or None)
+        try:
+            new = set_field(self._doc, "steps", steps or None)
+            doc = parse_document(new)
+        except ValueError as e:   # SkillParseError too: a frontmatter the steps cannot be written into
+            self.note.setText(f"Could not write the steps: {e}")
+            self.note.show()
+            return
         if new == self._doc.text:
             return
-        self._doc = parse_document(new)
+        self._doc = doc
         self._actions = list(steps)
         self._update_buttons()
         self.textEdited.emit(new)
