@@ -154,7 +154,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         skills = store.list(flt, sort=sort, limit=args.limit)
         total = store.count(flt)
     if args.json:
-        _emit_json({"total": total, "skills": [_summary_json(s) for s in skills]})
+        from skill_studio.core.skill_json import summary_json
+
+        _emit_json({"total": total, "skills": [summary_json(s) for s in skills]})
         return 0
     width = max((len(s.name) for s in skills), default=4)
     for s in skills:
@@ -164,14 +166,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     shown = f"{len(skills)} of {total}" if len(skills) < total else str(total)
     print(f"{shown} skill{'s' if total != 1 else ''}")
     return 0
-
-
-def _summary_json(s: Skill) -> dict[str, Any]:
-    return {"name": s.name, "description": s.description, "origin": s.origin.value,
-            "lifecycle": s.lifecycle.value, "trust_tier": int(s.trust_tier), "stars": s.stars,
-            "version": s.version, "tags": s.tags, "success_rate": s.success_rate,
-            "utility_score": s.utility_score, "freshness": s.freshness,
-            "last_used_at": s.last_used_at, "updated_at": s.updated_at}
 
 
 def _get(store, name: str) -> Skill:
@@ -184,21 +178,15 @@ def _get(store, name: str) -> Skill:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from skill_studio.core.skill_json import detail_json
+
     with _open_store(args) as store:
         s = _get(store, args.name)
+        if args.json:
+            _emit_json(detail_json(store, s))
+            return 0
         versions = store.versions(s.name)
         dependents = store.dependents(s.name)
-    if args.json:
-        data = _summary_json(s)
-        data.update({k: getattr(s, k) for k in (
-            "content", "steps", "trigger_pattern", "depends_on", "conflicts_with", "parent_skill_id",
-            "license", "compatibility", "allowed_tools", "metadata", "extra", "created_at", "use_count",
-            "success_count", "failure_count", "pinned", "lifecycle_reason", "source_path")})
-        data["files"] = [{"path": f.path, "mode": oct(f.mode), "size": len(f.data)} for f in s.files]
-        data["dependents"] = dependents
-        data["versions"] = [vars(v) for v in versions]
-        _emit_json(data)
-        return 0
     tier = TrustTier(s.trust_tier)
     rows = [
         ("name", s.name), ("description", s.description),
@@ -305,16 +293,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("name")
 
     from skill_studio import (cli_agents, cli_authoring, cli_bus, cli_graph, cli_health, cli_linked, cli_review,
-                              cli_store)
+                              cli_runtime, cli_store)
 
     for module in (cli_authoring, cli_review, cli_health, cli_graph, cli_bus, cli_agents, cli_linked,
-                   cli_store):   # each area
+                   cli_runtime, cli_store):   # each area
         module.register(add)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    from skill_studio.cli_runtime import split_script_args
+
+    args = split_script_args(build_parser(), list(sys.argv[1:] if argv is None else argv))
     if args.selftest:
         from skill_studio import selftest
 

@@ -302,3 +302,29 @@ def test_search_results_follow_writes_here_and_elsewhere(store, tmp_path):
     other.close()
     assert store.names(Filters(text="kubernetes")) == ["alpha"]
     assert store.counts(Filters(text="kubernetes"))["lifecycle"]["released"] == 1
+
+
+@pytest.mark.parametrize("path", ["../up", "/etc/passwd", "a/../../b", "a\\\\b", "./a", "a//b", ""])
+def test_a_file_path_outside_the_skill_folder_is_refused(store, path):
+    from skill_studio.core.folders import build_skill
+    from skill_studio.core.model import Origin, SkillFile
+    from skill_studio.core.store import StoreError
+
+    skill = build_skill(b"---\nname: pathy\ndescription: Paths. Use when.\n---\n", "pathy",
+                        [SkillFile(path, b"x", 0o644)], origin=Origin.HUMAN, source="pathy/SKILL.md")
+    with pytest.raises(StoreError, match="the file"):
+        store.add(skill)
+    assert "pathy" not in store
+
+
+@pytest.mark.parametrize("folder", ["/abs/folder", "../up", "a/b", ".."])
+def test_a_folder_name_that_is_a_path_is_refused(store, folder):
+    from skill_studio.core.folders import build_skill
+    from skill_studio.core.model import Origin
+    from skill_studio.core.store import StoreError
+
+    skill = build_skill(b"---\nname: foldery\ndescription: Folder. Use when.\n---\n", "foldery", [],
+                        origin=Origin.HUMAN, source="x")
+    skill.folder_name = folder
+    with pytest.raises(StoreError, match="cannot be a folder name"):
+        store.add(skill)

@@ -170,8 +170,8 @@ def store(tmp_path, hostile):
           f"  tags: ['{hostile['tag']}']\n  depends-on: ['{hostile['dependency']}']\n---\n# Body\n\nSteps.\n")
     near = md.replace("name: 'evil", "name: 'twin")
     with Store(tmp_path / "store.db", actor="tester") as s:
-        for text, name in ((md, hostile["name"]), (near, "twin" + hostile["name"][4:])):
-            skill = build_skill(text.encode(), name, [SkillFile(hostile["file"], b"x")], origin=Origin.LLM,
+        for text, folder in ((md, "evil"), (near, "twin")):   # the store keeps folder names plain
+            skill = build_skill(text.encode(), folder, [SkillFile(hostile["file"], b"x")], origin=Origin.LLM,
                                 source="download")
             s.add(skill)
             s.set_state(skill.name, author="tester", reason=f"{hostile['img']} moved", lifecycle=skill.lifecycle,

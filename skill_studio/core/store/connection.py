@@ -10,10 +10,14 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from skill_studio.core import scores
-from skill_studio.core.store.errors import StoreError, UnusableStore
+from skill_studio.core.store.errors import StoreBusy, StoreError, UnusableStore
 from skill_studio.core.store.schema import Incompatible, check_compatible, migrate
 
-_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CORRUPT, _SQLITE_NOTADB = 5, 6, 11, 26
+
+
+def _is_busy(e: sqlite3.Error) -> bool:
+    return getattr(e, "sqlite_errorcode", 0) & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED) or "locked" in str(e)
 
 
 def is_corruption(e: sqlite3.Error) -> bool:
@@ -87,7 +91,8 @@ class Connection:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as e:  # locked for too long, read-only, disk trouble
-                raise StoreError(f"{self.path}: cannot write to the skill store: {e}") from None
+                kind = StoreBusy if _is_busy(e) else StoreError
+                raise kind(f"{self.path}: cannot write to the skill store: {e}") from None
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
@@ -98,7 +103,8 @@ class Connection:
                 if isinstance(exc, sqlite3.DatabaseError) and is_corruption(exc):
                     raise self._damaged(exc) from None
                 if isinstance(exc, sqlite3.OperationalError):
-                    raise StoreError(f"{self.path}: {exc}; nothing was changed") from None
+                    kind = StoreBusy if _is_busy(exc) else StoreError
+                    raise kind(f"{self.path}: {exc}; nothing was changed") from None
                 raise
 
     def _damaged(self, exc: sqlite3.DatabaseError) -> UnusableStore:

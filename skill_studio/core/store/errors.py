@@ -11,6 +11,10 @@ class NotFound(StoreError):
     pass
 
 
+class StoreBusy(StoreError):
+    """Another process held the store for longer than the wait allows; trying again later works."""
+
+
 class AlreadyExists(StoreError):
     pass
 

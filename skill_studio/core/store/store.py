@@ -40,11 +40,14 @@ class Store(Queries, History, Vectors, Bindings):
         """Store many new skills in one transaction (all or none); returns how many.
 
         Raises AlreadyExists (and writes nothing) if any name is taken, or
-        named twice in the batch.
+        named twice in the batch; StoreError for a file path or folder name that would reach
+        outside the skill's folder when it is written out.
         """
         stamp = scores.format_time(now or scores.utcnow())
         author = author or self.actor
         batch = list(skills)
+        for skill in batch:
+            _check_paths(skill)
         names = [s.name for s in batch]
         with self.transaction():
             taken = [r[0] for r in self._conn.execute(
@@ -94,6 +97,7 @@ class Store(Queries, History, Vectors, Bindings):
         of the builtin set). Review state (lifecycle, trust, scores) is kept
         from the store. Returns the stored skill.
         """
+        _check_paths(skill)
         with self.transaction():
             current = self.get(name, with_files=False)
             if current.origin == Origin.BUILTIN and not allow_builtin:
@@ -259,6 +263,22 @@ class Store(Queries, History, Vectors, Bindings):
         self._conn.executemany(
             "INSERT INTO skill_files (skill, path, mode, size, blob) VALUES (?, ?, ?, ?, ?)",
             [(name, f.path, f.mode & 0o777, len(f.data), self._store_blob(f.data)) for f in files])
+
+
+def _check_paths(skill: Skill) -> None:
+    """Every file path a plain relative path inside the skill's folder, and the folder one name."""
+    from skill_studio.core.skill_paths import safe_relative_path
+
+    folder = skill.folder_name
+    if folder is not None and (not folder or "/" in folder or "\\" in folder or folder in (".", "..")
+                               or "\0" in folder):
+        raise StoreError(f'"{skill.name}": {folder!r} cannot be a folder name')
+    for f in skill.files:
+        try:
+            if safe_relative_path(f.path) != f.path:
+                raise ValueError(f"is not written plainly (as {safe_relative_path(f.path)!r})")
+        except ValueError as e:
+            raise StoreError(f'"{skill.name}": the file {f.path!r} {e}') from None
 
 
 def _audit_action(action: str, column: str, value: Any) -> str:

@@ -37,6 +37,9 @@ class WindowAgents:
             toolbar.addAction(w.actions["try_query"])
         for signal in (w.storeChanged, w.watcher.changedElsewhere, w.workspace.storeChanged):
             signal.connect(self._store_changed)
+        from skill_studio.ui.agents.window_api import WindowApi
+
+        self.api = WindowApi(w)
 
     def is_open(self) -> bool:
         return self.window.workspace.holds(self.query)

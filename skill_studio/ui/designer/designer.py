@@ -16,6 +16,7 @@ from skill_studio.ui.designer.conflict import ask_unsaved, resolve_conflict
 from skill_studio.ui.designer.editor import CodeEditor
 from skill_studio.ui.designer.file_tabs import FileTabs
 from skill_studio.ui.designer.files_panel import FilesPanel
+from skill_studio.ui.designer.run_panel import RunPanel
 from skill_studio.ui.designer.find_bar import FindReplaceBar
 from skill_studio.ui.designer.history_panel import HistoryPanel
 from skill_studio.ui.designer.metadata_form import MetadataForm
@@ -98,6 +99,8 @@ class DesignerWidget(SavingMixin, QWidget):
         self.side.addTab(self.steps, "Steps")
         self.side.addTab(self.files_panel, "Files")
         self.side.addTab(self.history, "History")
+        self.run_panel = RunPanel(lambda: replace(self.session.base, skill_md=self.text(), files=self.files()), self)
+        self.side.addTab(self.run_panel, "Run")
 
         self.splitter = QSplitter(Qt.Horizontal, self)
         self.splitter.setObjectName("designerSplitter")
@@ -180,6 +183,7 @@ class DesignerWidget(SavingMixin, QWidget):
         self.steps.textEdited.connect(self._apply_from_panel)
         self.files_panel.filesChanged.connect(self._files_changed)
         self.files_panel.openFileRequested.connect(self.open_file)
+        self.files_panel.runRequested.connect(self.run_script)
         self.preview.openFileRequested.connect(self.open_file)
         self.file_tabs.fileEdited.connect(self._file_edited)
         self.problems.lineActivated.connect(self._go_to_line)
@@ -261,7 +265,17 @@ class DesignerWidget(SavingMixin, QWidget):
         self.form.set_text(text)
         self.steps.set_text(text)
 
+    def run_script(self, path: str) -> None:
+        """Try one of the skill's scripts, as the designer holds it now, in the Run tab."""
+        self.side.setCurrentWidget(self.run_panel)
+        self.run_panel.run(path)
+
+    def shutdown(self) -> None:
+        """The designer is going: a running script is stopped and its copy removed."""
+        self.run_panel.shutdown()
+
     def _files_changed(self) -> None:
+        self.run_panel.refresh()
         files = self.files()
         self.preview.set_skill_files({f.path: f.data for f in files})
         self.file_tabs.files_changed({f.path for f in files})

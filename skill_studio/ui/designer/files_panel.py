@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHea
 
 from skill_studio.core.archive import safe_relative_path
 from skill_studio.core.model import SkillFile
+from skill_studio.core.script_run import is_script
 from skill_studio.ui.designer.file_rules import (MAX_FILE_BYTES, check_path, describe, human_size, is_binary,
                                                  kind_of)
 from skill_studio.ui.safe_text import literal, question, warning
@@ -21,11 +22,14 @@ from skill_studio.ui.theme import current_tokens
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1     # the file's path, or the folder's path for a folder row
 IS_FOLDER_ROLE = Qt.ItemDataRole.UserRole + 2
 COLUMNS = ("Name", "Size", "Type", "Exec")
+
+
 class FilesPanel(QWidget):
     """The skill's files (besides SKILL.md) by folder, with size, type and executable bit."""
 
     filesChanged = Signal()           # the user added, renamed, removed or re-moded a file
     openFileRequested = Signal(str)   # the path of a text file to open in the designer
+    runRequested = Signal(str)        # the path of a script to try in the Run tab
 
     def __init__(self, parent: QWidget | None = None, *, read_only: bool = False):
         super().__init__(parent)
@@ -78,6 +82,13 @@ class FilesPanel(QWidget):
             action.enabledChanged.connect(button.setEnabled)
             self.buttons[key] = button
             buttons.addWidget(button)
+        run = QAction("Run script", self, toolTip="Try the selected script in a temporary copy (the Run tab)")
+        run.triggered.connect(self.run_selected)
+        self.actions["run_script"] = self.run_action = run
+        self.buttons["run_script"] = run_button = QPushButton("Run", self, toolTip=run.toolTip())
+        run_button.clicked.connect(run.trigger)
+        run.enabledChanged.connect(run_button.setEnabled)
+        buttons.addWidget(run_button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addLayout(buttons)
@@ -201,6 +212,12 @@ class FilesPanel(QWidget):
         self._files[f.path] = SkillFile(f.path, f.data, mode)
         self._changed(f.path)
 
+    @Slot()
+    def run_selected(self) -> None:
+        sel = self.selected_path()
+        if sel is not None and not sel[1] and is_script(sel[0]):
+            self.runRequested.emit(sel[0])
+
     # --- internals ---------------------------------------------------------------
 
     def _ask_path(self, title: str, label: str, default: str, check) -> str | None:
@@ -299,6 +316,7 @@ class FilesPanel(QWidget):
                    "toggle_executable": sel is not None and not sel[1]}
         for key, action in self.actions.items():
             action.setEnabled(not self._read_only and enabled.get(key, True))
+        self.run_action.setEnabled(sel is not None and not sel[1] and is_script(sel[0]))
 
     @Slot(QModelIndex)
     def _activated(self, index: QModelIndex) -> None:

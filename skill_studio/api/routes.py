@@ -1,0 +1,303 @@
+"""The endpoints of the local skills API, each a call of the same core functions the window and the
+command line use. A handler takes the request and returns (status, JSON data) or raises ApiError."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from skill_studio.core.model import Lifecycle, Origin
+from skill_studio.core.skill_json import detail_json, files_json, summary_json
+from skill_studio.core.store import Filters, NotFound, Store
+
+
+class ApiError(Exception):
+    """An answer other than success: the HTTP status, the problem named, and any details."""
+
+    def __init__(self, status: int, message: str, **details: Any):
+        super().__init__(message)
+        self.status, self.details = status, details
+
+
+@dataclass
+class Request:
+    store: Store
+    query: dict[str, str]
+    body: dict[str, Any]
+    actor: str
+
+    def arg(self, key: str, *, required: bool = True, default: Any = None) -> Any:
+        """A value from the query string or the JSON body (400 when a required one is missing)."""
+        value = self.query.get(key, self.body.get(key, default))
+        if required and (value is None or value == ""):
+            raise ApiError(400, f"missing '{key}'")
+        if value is not None and not isinstance(value, (str, bool, int, float, list, dict)):
+            raise ApiError(400, f"'{key}' has the wrong type")
+        return value
+
+    def flag(self, key: str) -> bool:
+        """A yes/no value: JSON true/false, or "true"/"false"/"1"/"0" (400 for anything else)."""
+        value = self.arg(key, required=False, default=False)
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, (str, int)) and str(value).strip().lower() in ("true", "1", "yes", "false", "0", "no",
+                                                                            ""):
+            return str(value).strip().lower() in ("true", "1", "yes")
+        raise ApiError(400, f"'{key}' must be true or false")
+
+    def number(self, key: str, default: int) -> int:
+        value = self.arg(key, required=False, default=default)
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise ApiError(400, f"'{key}' must be a whole number") from None
+        if number < 0:
+            raise ApiError(400, f"'{key}' must not be negative")
+        return number
+
+    def text(self, key: str, *, required: bool = True, default: str | None = None) -> str | None:
+        value = self.arg(key, required=required, default=default)
+        if value is not None and not isinstance(value, str):
+            raise ApiError(400, f"'{key}' must be a string")
+        return value
+
+
+@dataclass
+class Route:
+    method: str
+    path: str
+    handler: Callable[[Request], tuple[int, Any]]
+    summary: str
+    writes: bool = False
+    params: list[tuple[str, str, bool]] = field(default_factory=list)    # (name, description, required)
+    body: dict[str, tuple[str, str, bool]] = field(default_factory=dict)  # name: (type, description, required)
+
+
+def _skill(req: Request, key: str = "name"):
+    name = req.text(key)
+    try:
+        return req.store.get(name)
+    except NotFound:
+        raise ApiError(404, f'no skill named "{name}"') from None
+
+
+# --- reading -----------------------------------------------------------------------------
+
+def list_skills(req: Request) -> tuple[int, Any]:
+    origin, lifecycle = req.text("origin", required=False), req.text("lifecycle", required=False)
+    if origin and origin not in {o.value for o in Origin}:
+        raise ApiError(400, f"unknown origin {origin!r}; expected one of {', '.join(o.value for o in Origin)}")
+    if lifecycle and lifecycle not in {s.value for s in Lifecycle}:
+        raise ApiError(400, f"unknown lifecycle {lifecycle!r}; expected one of "
+                            f"{', '.join(s.value for s in Lifecycle)}")
+    flt = Filters(lifecycle=lifecycle or None, origin=origin or None, tag=req.text("tag", required=False) or None,
+                  text=req.text("search", required=False) or None)
+    skills = req.store.list(flt, sort="name")
+    return 200, {"total": len(skills), "skills": [summary_json(s) for s in skills]}
+
+
+def stats(req: Request) -> tuple[int, Any]:
+    from skill_studio.core import bus
+
+    data = req.store.stats()
+    total, enabled = req.store.binding_counts()
+    data["bindings"] = {"total": total, "enabled": enabled}
+    status = bus.status(req.store)
+    data["bus"] = {"total": status.total, "enabled": status.enabled, "cooling": status.cooling}
+    return 200, data
+
+
+def detail(req: Request) -> tuple[int, Any]:
+    skill = _skill(req)
+    return 200, _detail(req.store, skill)
+
+
+def _detail(store, skill) -> dict:
+    data = detail_json(store, skill)
+    data["skill_md"] = skill.skill_md
+    return data
+
+
+def dependencies(req: Request) -> tuple[int, Any]:
+    from skill_studio.core.graph import SkillGraph
+
+    skill = _skill(req)
+    g = SkillGraph.from_store(req.store)
+    problems = [{"kind": p.kind, "severity": p.severity, "skills": list(p.skills), "message": p.message}
+                for p in g.problems() if skill.name in p.skills]
+    return 200, {"name": skill.name, "depends_on": skill.depends_on, "conflicts_with": skill.conflicts_with,
+                 "parent": skill.parent_skill_id,
+                 "load_order": [{"name": n, "missing": g.node(n).missing} for n in g.dependencies(skill.name)],
+                 "dependents": g.dependents(skill.name), "problems": problems}
+
+
+def health_view(req: Request) -> tuple[int, Any]:
+    from skill_studio.core import health
+
+    name = req.text("name", required=False)
+    if name and name not in req.store:
+        raise ApiError(404, f'no skill named "{name}"')
+    skills, pairs = health.compute(req.store)
+    if name:
+        s = next((s for s in skills if s.name == name), None)
+        if s is None:   # deleted meanwhile
+            raise ApiError(404, f'no skill named "{name}"')
+        weights = health.settings(req.store)
+        return 200, {**asdict(s), "origin": s.origin.value, "lifecycle": s.lifecycle.value,
+                     "trust_tier": int(s.trust_tier), "band": s.band,
+                     "weights": {k[len("health.weight_"):]: v for k, v in weights.items()
+                                 if k.startswith("health.weight_")}}
+    actions = health.plan(req.store, skills, pairs)
+    return 200, {"summary": health.summarize(skills, actions), "actions": [asdict(a) for a in actions],
+                 "applied": False, "note": "the plan only: apply it with skill-studio health --apply or the window"}
+
+
+def bindings(req: Request) -> tuple[int, Any]:
+    from skill_studio.core import bus
+
+    found = req.store.bindings()
+    described = {s.name: s.description for s in req.store.cards(sorted({b.skill for b in found}))}
+    status = bus.status(req.store, recent=min(req.number("events", 20), 1000))
+    return 200, {"bindings": [{**bus.binding_json(b), "skill_description": described.get(b.skill, "")}
+                              for b in found],
+                 "status": {"total": status.total, "enabled": status.enabled, "cooling": status.cooling},
+                 "events": [asdict(e) for e in status.recent]}
+
+
+# --- writing -----------------------------------------------------------------------------
+
+def create(req: Request) -> tuple[int, Any]:
+    from skill_studio.core import skillmd
+    from skill_studio.core.folders import build_skill
+    from skill_studio.core.templates import TEMPLATES, name_problem, new_skill
+
+    # What arrives over the API was written by a program until a reviewer says otherwise: llm
+    # (a candidate at trust tier 1, whose scripts ask before they run) unless told "human".
+    origin = req.text("origin", required=False) or "llm"
+    if origin not in ("human", "llm"):
+        raise ApiError(400, "origin must be human or llm (builtin skills ship with the app)")
+    text = req.text("skill_md", required=False)
+    if text is not None:
+        try:
+            skill = build_skill(text.encode("utf-8"), "", [], origin=Origin(origin), source="request/SKILL.md")
+        except (skillmd.SkillParseError, ValueError) as e:
+            raise ApiError(400, str(e)) from None
+        given = req.text("name", required=False)
+        if given and given != skill.name:
+            raise ApiError(400, f"'name' is {given!r} but the SKILL.md text names {skill.name!r}")
+        skill.folder_name, skill.source_path = skill.name, None
+    else:
+        name, description = req.text("name"), req.text("description")
+        template = req.text("template", required=False) or "blank"
+        if template not in TEMPLATES:
+            raise ApiError(400, f"unknown template {template!r}; expected one of {', '.join(TEMPLATES)}")
+        skill = new_skill(name, description, template)
+        skill.origin = Origin(origin)
+    problem = skill.name and name_problem(skill.name)
+    if problem:
+        raise ApiError(400, problem)
+    if skill.name in req.store:
+        raise ApiError(409, f'a skill named "{skill.name}" already exists')
+    from skill_studio.core.model import ENTRY_DEFAULTS
+
+    skill.lifecycle, skill.trust_tier = ENTRY_DEFAULTS[skill.origin]
+    stored = req.store.add(skill, author=req.actor, note="created over the local API")
+    return 201, _detail(req.store, stored)
+
+
+def _move(action: str) -> Callable[[Request], tuple[int, Any]]:
+    def handler(req: Request) -> tuple[int, Any]:
+        from skill_studio.core import lifecycle
+
+        skill = _skill(req)
+        reason = req.text("reason", required=False) or f"{action} over the local API"
+        change = lifecycle.move(req.store, skill.name, action, reason, author=req.actor)
+        after = change.after[skill.name]
+        return 200, {"name": skill.name, "from": skill.lifecycle.value, "to": after.lifecycle.value,
+                     "trust_tier": int(after.trust_tier), "reason": reason}
+    handler.__name__ = action
+    return handler
+
+
+def merge(req: Request) -> tuple[int, Any]:
+    from skill_studio.core.merge import merge as merge_skills, merge_preview
+
+    target, source = _skill(req, "target"), _skill(req, "source")
+    preview = merge_preview(req.store, target.name, source.name)
+    data = {"target": target.name, "source": source.name, "added_steps": preview.added_steps,
+            "tags": preview.merged.tags, "depends_on": preview.merged.depends_on,
+            "dependents_rewritten": preview.dependents, "description_cut": preview.description_cut}
+    if req.flag("dry_run"):
+        return 200, {**data, "dry_run": True}
+    change = merge_skills(req.store, target.name, source.name, author=req.actor)
+    return 200, {**data, "dry_run": False, "version": change.after[target.name].version,
+                 "source_lifecycle": change.after[source.name].lifecycle.value}
+
+
+def load_human(req: Request) -> tuple[int, Any]:
+    from skill_studio.core.importer import import_paths
+
+    path = Path(os.path.expanduser(req.text("path")))
+    if not path.is_absolute():
+        raise ApiError(400, f"'path' must be absolute (the server's working folder means nothing to you): {path}")
+    if not path.is_dir():
+        raise ApiError(400, f"{path}: no such folder")
+    report = import_paths(req.store, [path], origin=Origin.HUMAN, author=req.actor)
+    entries = [asdict(e) for e in report.entries]
+    if not any(e.status != "skipped" for e in report.entries):
+        first = next((e.reason for e in report.entries if e.reason), "no skill found")
+        raise ApiError(400, f"nothing was imported: {first}", summary=report.summary, entries=entries)
+    return 200, {"summary": report.summary, "entries": entries}
+
+
+def export(req: Request) -> tuple[int, Any]:
+    skill = _skill(req)
+    return 200, {"name": skill.name, "version": skill.version, "filename": skill.md_filename,
+                 "skill_md": skill.skill_md, "files": files_json(skill)}
+
+
+def delete(req: Request) -> tuple[int, Any]:
+    from skill_studio.core import lifecycle
+
+    skill = _skill(req)
+    lifecycle.delete(req.store, skill.name, req.text("reason", required=False) or "deleted over the local API",
+                     author=req.actor)
+    return 200, {"deleted": skill.name, "version": skill.version}
+
+
+_NAME = [("name", "the skill's name", True)]
+_REASON = {"name": ("string", "the skill's name", True), "reason": ("string", "why (kept in the audit log)", False)}
+
+ROUTES: list[Route] = [
+    Route("GET", "/api/skills", list_skills, "Skills, filtered",
+          params=[("origin", "human, llm or builtin", False), ("lifecycle", "candidate, verified, released, "
+                  "degraded, deprecated or archived", False), ("tag", "a tag", False),
+                  ("search", "words of the name, description or body", False)]),
+    Route("GET", "/api/skills/stats", stats, "Counts by origin and lifecycle, score averages, bindings"),
+    Route("GET", "/api/skills/detail", detail, "One skill: fields, SKILL.md, files, versions", params=_NAME),
+    Route("GET", "/api/skills/dependencies", dependencies, "What a skill needs (in load order), what needs it, "
+          "and its graph problems", params=_NAME),
+    Route("GET", "/api/skills/health", health_view, "One skill's health breakdown; without a name, the "
+          "maintenance plan (not applied)", params=[("name", "the skill's name", False)]),
+    Route("GET", "/api/skills/bindings", bindings, "Bindings with their skill's description, the bus status "
+          "and recent events", params=[("events", "how many recent events (default 20)", False)]),
+    Route("POST", "/api/skills", create, "Create a skill from a template, or from SKILL.md text", writes=True,
+          body={"name": ("string", "the new skill's name (with a template)", False),
+                "description": ("string", "what it does and when to use it (with a template)", False),
+                "template": ("string", "blank, script or reference", False),
+                "skill_md": ("string", "the whole SKILL.md text, instead of name and description", False),
+                "origin": ("string", "llm (default: a candidate for review) or human", False)}),
+    Route("POST", "/api/skills/merge", merge, "Merge a skill into another (the source is archived)", writes=True,
+          body={"target": ("string", "the skill that stays", True), "source": ("string", "the skill merged", True),
+                "dry_run": ("boolean", "only say what would happen", False)}),
+    Route("POST", "/api/skills/deprecate", _move("deprecate"), "Deprecate a skill", writes=True, body=_REASON),
+    Route("POST", "/api/skills/promote", _move("promote"), "Promote a skill one step", writes=True, body=_REASON),
+    Route("POST", "/api/skills/load-human", load_human, "Import a folder of human-written skills (such as "
+          ".cortex/skills)", writes=True, body={"path": ("string", "the folder, on this machine", True)}),
+    Route("POST", "/api/skills/export", export, "A skill's SKILL.md text and its file list",
+          body={"name": ("string", "the skill's name", True)}),
+    Route("DELETE", "/api/skills", delete, "Delete a skill (its history stays)", writes=True,
+          params=[("name", "the skill's name", True), ("reason", "why (kept in the audit log)", False)]),
+]

@@ -1,0 +1,305 @@
+"""The designer's Run tab: try one of the skill's scripts, as the designer holds it now, in a
+temporary copy (sandboxed where bubblewrap is installed), its output streamed in, the exit code,
+and the files it wrote listed as outputs that can be saved. Runs on a worker thread; cancellable."""
+
+from __future__ import annotations
+
+import shlex
+import threading
+from typing import Callable
+
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit,
+                               QPushButton, QSizePolicy, QSpinBox, QVBoxLayout, QWidget)
+
+from skill_studio.core import sandbox, script_run
+from skill_studio.core.model import Skill
+from skill_studio.ui.safe_text import question
+from skill_studio.ui.theme import current_tokens
+
+MAX_SHOWN_CHARS = 1_000_000    # more output than this is counted, not shown
+CHARS_PER_TICK = 64 * 1024     # shown per look at the queue (20 a second)
+LONG_LINE = 4096               # a line this long is shown in pieces
+
+
+class _RunWorker(QObject):
+    """Runs one planned script on its thread; output is queued (up to what the panel shows) for
+    the panel to pick up."""
+
+    finished = Signal(object)      # RunResult, or an error message
+
+    def __init__(self, plan: script_run.RunPlan, timeout: float, cancel: threading.Event):
+        super().__init__()
+        self.plan, self.timeout, self.cancel = plan, timeout, cancel
+        self.pending: list[tuple[str, str]] = []
+        self.queued = 0            # characters queued so far
+        self.dropped = 0           # characters beyond MAX_SHOWN_CHARS, counted only
+        self.lock = threading.Lock()
+
+    def _output(self, stream: str, text: str) -> None:
+        with self.lock:
+            room = MAX_SHOWN_CHARS - self.queued
+            if room <= 0:
+                self.dropped += len(text)
+                return
+            self.pending.append((stream, text[:room]))
+            self.queued += min(room, len(text))
+            self.dropped += max(0, len(text) - room)
+
+    def take(self, limit: int) -> list[tuple[str, str]]:
+        """Up to ``limit`` characters of what is queued, in order."""
+        with self.lock:
+            out, size = [], 0
+            while self.pending and size < limit:
+                stream, text = self.pending.pop(0)
+                if size + len(text) > limit:
+                    self.pending.insert(0, (stream, text[limit - size:]))
+                    text = text[:limit - size]
+                out.append((stream, text))
+                size += len(text)
+            return out
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            result = script_run.run(self.plan, timeout=self.timeout, on_output=self._output,
+                                    cancelled=self.cancel.is_set)
+        except Exception as e:   # noqa: BLE001 - shown in the panel; the thread still ends
+            result = f"{type(e).__name__}: {e}"
+        self.finished.emit(result)
+
+
+class RunPanel(QWidget):
+    runStarted = Signal(str)          # the script
+    runFinished = Signal(object)      # the RunResult (or an error message)
+
+    def __init__(self, skill_now: Callable[[], Skill], parent: QWidget | None = None):
+        """``skill_now()`` gives the skill as the designer holds it (text and files, unsaved edits
+        included), with its stored trust tier."""
+        super().__init__(parent)
+        self.skill_now = skill_now
+        self.confirm: Callable[[str, str], bool] = lambda title, text: question(self, title, text)
+        self.pick_folder: Callable[[], str] = lambda: QFileDialog.getExistingDirectory(self, "Save the outputs in")
+        self.plan: script_run.RunPlan | None = None
+        self.result: script_run.RunResult | None = None
+        self._thread: QThread | None = None
+        self._worker: _RunWorker | None = None
+        self._cancel = threading.Event()
+        self._partial: dict[str, str] = {}   # the unfinished last line of each stream
+
+        self.script = QComboBox(self, toolTip="The script to run: run.sh, main.py or one under scripts/")
+        self.args = QLineEdit(self, placeholderText="arguments (as in a shell)")
+        self.timeout = QSpinBox(self, minimum=1, maximum=3600, value=int(script_run.DEFAULT_TIMEOUT_S),
+                                suffix=" s", toolTip="Stop the run after this long")
+        self.run_button = QPushButton("Run", self, toolTip="Run the script in a temporary copy of the skill")
+        self.cancel_button = QPushButton("Cancel", self, enabled=False, toolTip="Stop the running script")
+        self.run_button.clicked.connect(lambda: self.run())
+        self.cancel_button.clicked.connect(self.cancel)
+        top = QHBoxLayout()
+        top.addWidget(self.script, 2)
+        top.addWidget(self.args, 3)
+        top.addWidget(self.timeout)
+        top.addWidget(self.run_button)
+        top.addWidget(self.cancel_button)
+        self.where = QLabel(self)
+        self.where.setTextFormat(Qt.TextFormat.PlainText)
+        self.where.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.output = QPlainTextEdit(self, readOnly=True)
+        self.output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.output.setMaximumBlockCount(50_000)
+        self.status = QLabel(self)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.outputs = QListWidget(self, toolTip="Files the script wrote in its copy")
+        self.outputs.setMaximumHeight(110)
+        self.save_button = QPushButton("Save outputs…", self, enabled=False,
+                                       toolTip="Copy the files the script wrote into a folder")
+        self.save_button.clicked.connect(self.save_outputs)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.status, 1)
+        bottom.addWidget(self.save_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.where)
+        layout.addWidget(self.output, 1)
+        layout.addLayout(bottom)
+        layout.addWidget(self.outputs)
+        self._drain = QTimer(self, interval=50)
+        self._drain.timeout.connect(self._show_pending)
+        self.refresh()
+
+    # --- public -----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Offer the scripts the skill has now."""
+        skill = self.skill_now()
+        current = self.script.currentText()
+        self.script.clear()
+        found = script_run.scripts(skill)
+        self.script.addItems(found)
+        if current in found:
+            self.script.setCurrentText(current)
+        idle = self._thread is None
+        self.run_button.setEnabled(idle and bool(found))
+        if idle and self.plan is None and self.isVisible():   # (finding out about the sandbox runs bwrap once)
+            self.where.setText(self._where_text(found))
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self.refresh()
+
+    def is_running(self) -> bool:
+        return self._thread is not None
+
+    def run(self, script: str | None = None) -> bool:
+        """Start a run of ``script`` (the chosen one when None); False when it did not start."""
+        if self._thread is not None:
+            return False
+        self.refresh()
+        if script is not None:
+            self.script.setCurrentText(script)
+        script = self.script.currentText()
+        skill = self.skill_now()
+        if not script:
+            self.status.setText("This skill has no script to run (run.sh, main.py or scripts/…).")
+            return False
+        why = script_run.trust_question(skill)
+        if why and not self.confirm("Run an untrusted script?", f"{why}.\n\nRun {script} anyway?"):
+            self.status.setText("Not run.")
+            return False
+        try:
+            args = shlex.split(self.args.text())
+        except ValueError as e:
+            self.status.setText(f"The arguments cannot be read: {e}.")
+            return False
+        self._forget_plan()
+        try:
+            self.plan = script_run.plan(skill, script, args)
+        except (script_run.RunError, OSError) as e:
+            self.status.setText(str(e))
+            return False
+        self.output.clear()
+        self.outputs.clear()
+        self._partial = {}
+        self.save_button.setEnabled(False)
+        self._say_where()
+        self.status.setText("Running…")
+        self._cancel = threading.Event()
+        self._worker = _RunWorker(self.plan, float(self.timeout.value()), self._cancel)
+        self._thread = QThread(self)
+        self._thread.setObjectName("script-run")
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.run)
+        self._worker.finished.connect(self._finished)
+        self._thread.start()
+        self._drain.start()
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.runStarted.emit(script)
+        return True
+
+    @Slot()
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def save_outputs(self) -> None:
+        if self.plan is None or not self.result or not self.result.outputs:
+            return
+        dest = self.pick_folder()
+        if dest:
+            written = script_run.save_outputs(self.plan, dest, self.result.outputs)
+            self.status.setText(f"Saved {len(written)} output file(s)")
+            self.status.setToolTip(f"in {dest}")
+
+    def shutdown(self) -> None:
+        """Stop a running script and wait for it (the designer is closing); remove the copy."""
+        self._cancel.set()
+        if self._thread is not None:
+            self._thread.quit()
+            self._thread.wait(10_000)
+        self._forget_plan()
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _where_text(self, found: list[str]) -> str:
+        if not found:
+            return "No script: add run.sh, main.py or a file under scripts/ (Files tab)."
+        tool, why_not = sandbox.available()
+        return "Sandboxed: no network, only a temporary copy writable." if tool else f"Not sandboxed: {why_not}."
+
+    def _say_where(self) -> None:
+        p = self.plan
+        self.where.setText("Sandboxed: no network, only the temporary copy writable." if p.sandboxed else
+                           f"Not sandboxed: {p.sandbox_note}.")
+        self.where.setToolTip(f"{p.script} runs in {p.cwd}, a copy of the skill as the designer holds it; "
+                              "the stored skill is never touched.")
+
+    def _show_pending(self, *, final: bool = False) -> None:
+        """Show what the run wrote since the last look: whole lines (stdout and stderr come through
+        two pipes, so a line is not cut by the other stream), at most CHARS_PER_TICK at a time so
+        the window stays responsive, and very long lines broken for the display."""
+        if self._worker is None:
+            return
+        while True:
+            pieces = self._lines(self._worker.take(CHARS_PER_TICK), final)
+            self._insert(pieces)
+            if not final or not self._worker.pending:
+                break
+        if final and self._worker.dropped:
+            self._insert([("stderr", f"\n[{self._worker.dropped:,} more characters of output not shown]\n")])
+
+    def _lines(self, taken: list[tuple[str, str]], final: bool) -> list[tuple[str, str]]:
+        pieces = []
+        for stream, text in taken:
+            text = self._partial.pop(stream, "") + text
+            cut = text.rfind("\n") + 1
+            if cut:
+                pieces.append((stream, text[:cut]))
+            if text[cut:]:
+                self._partial[stream] = text[cut:]
+        for stream, rest in list(self._partial.items()):
+            if final or len(rest) >= LONG_LINE:
+                pieces.append((stream, rest + "\n" if not final else rest))
+                del self._partial[stream]
+        return pieces
+
+    def _insert(self, pieces: list[tuple[str, str]]) -> None:
+        if not pieces:
+            return
+        t = current_tokens()
+        cursor = self.output.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        for stream, text in pieces:
+            fmt = QTextCharFormat()
+            fmt.setForeground(QColor("#c62828" if not t.dark else "#ff8a80") if stream == "stderr"
+                              else QColor(t.text))
+            cursor.insertText(text, fmt)
+        self.output.setTextCursor(cursor)
+        self.output.ensureCursorVisible()
+
+    @Slot(object)
+    def _finished(self, result) -> None:
+        self._show_pending(final=True)
+        self._drain.stop()
+        if self._thread is not None:
+            self._thread.quit()
+            self._thread.wait()
+        self._thread, self._worker = None, None
+        self.cancel_button.setEnabled(False)
+        self.refresh()
+        if isinstance(result, str):
+            self.result = None
+            self.status.setText(f"The run failed to start: {result}")
+        else:
+            self.result = result
+            self.status.setText(result.summary[:1].upper() + result.summary[1:])
+            for o in result.outputs:
+                self.outputs.addItem(f"{o.path}  ({o.size:,} bytes, {'new' if o.new else 'changed'})")
+            self.save_button.setEnabled(bool(result.outputs))
+        self.runFinished.emit(result)
+
+    def _forget_plan(self) -> None:
+        if self.plan is not None:
+            self.plan.cleanup()
+            self.plan = None

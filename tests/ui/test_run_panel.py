@@ -1,0 +1,175 @@
+"""The designer's Run tab, and the window beside a local API server: a script started from the
+Files tree streams its output in, says whether it was sandboxed, lists its outputs; an untrusted
+skill asks first; a long run can be cancelled while the window keeps working; a skill created
+over the API shows in the library."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from conftest import SCREENSHOTS
+from skill_studio.core import script_run
+from skill_studio.core.folders import build_skill
+from skill_studio.core.model import Origin, SkillFile
+from skill_studio.ui.main_window import MainWindow
+from skill_studio.ui.settings import StudioSettings
+
+
+def _add(store, name: str, files: dict[str, bytes], origin=Origin.HUMAN):
+    text = f"---\nname: {name}\ndescription: Tries scripts. Use when testing.\n---\n# {name}\n"
+    store.add(build_skill(text.encode(), name, [SkillFile(p, d, 0o755) for p, d in files.items()], origin=origin,
+                          source=f"{name}/SKILL.md"))
+
+
+@pytest.fixture
+def window(qtbot, store, tmp_path):
+    w = MainWindow(store, StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(w)
+    w.resize(1500, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.workspace.close_all = lambda: True
+
+
+def _designer(window, name):
+    d = window.open_designer(name)
+    d.ask_unsaved = lambda: "discard"
+    return d
+
+
+def test_a_script_runs_from_the_files_tree(qtbot, window, store, tmp_path):
+    _add(store, "reporter", {"scripts/report.py": b"import sys\nprint('line one')\nprint('warning', file=sys.stderr)\n"
+                                                  b"open('report.txt', 'w').write('done')\nsys.exit(2)\n"})
+    d = _designer(window, "reporter")
+    d.files_panel.select("scripts/report.py")
+    assert d.files_panel.run_action.isEnabled()
+    with qtbot.waitSignal(d.run_panel.runFinished, timeout=30000) as finished:
+        d.files_panel.run_action.trigger()
+    assert d.side.currentWidget() is d.run_panel
+    result = finished.args[0]
+    assert result.exit_code == 2
+    panel = d.run_panel
+    assert "line one" in panel.output.toPlainText() and "warning" in panel.output.toPlainText()
+    assert panel.status.text().startswith("Exit code 2")
+    if script_run.bwrap():
+        assert ", sandboxed," in panel.status.text() and panel.where.text().startswith("Sandboxed")
+    else:
+        assert "not sandboxed" in panel.status.text() and panel.where.text().startswith("Not sandboxed")
+    assert panel.outputs.count() == 1 and panel.outputs.item(0).text().startswith("report.txt")
+    panel.pick_folder = lambda: str(tmp_path / "saved")
+    assert panel.save_button.isEnabled()
+    panel.save_button.click()
+    assert (tmp_path / "saved" / "report.txt").read_text() == "done"
+    SCREENSHOTS.mkdir(exist_ok=True)
+    window.grab().save(str(SCREENSHOTS / "designer-run-tab.png"))
+
+
+def test_unsaved_edits_are_what_runs(qtbot, window, store):
+    """The run takes the skill as the designer holds it: a file changed in the designer, not saved."""
+    _add(store, "editable", {"run.sh": b"#!/bin/sh\necho stored\n"})
+    d = _designer(window, "editable")
+    d.files_panel.update_file("run.sh", b"#!/bin/sh\necho edited\n")
+    with qtbot.waitSignal(d.run_panel.runFinished, timeout=30000) as finished:
+        assert d.run_panel.run("run.sh")
+    assert finished.args[0].stdout == "edited\n"
+    assert store.get("editable").files[0].data == b"#!/bin/sh\necho stored\n"
+
+
+def test_an_untrusted_skill_asks_first(qtbot, window, store):
+    _add(store, "extracted", {"run.sh": b"#!/bin/sh\necho ran\n"}, origin=Origin.LLM)
+    d = _designer(window, "extracted")
+    asked = []
+    d.run_panel.confirm = lambda title, text: asked.append(text) or False
+    assert not d.run_panel.run("run.sh")
+    assert "trust tier 1" in asked[0] and d.run_panel.status.text() == "Not run."
+    assert d.run_panel.output.toPlainText() == ""
+    d.run_panel.confirm = lambda title, text: True
+    with qtbot.waitSignal(d.run_panel.runFinished, timeout=30000) as finished:
+        assert d.run_panel.run("run.sh")
+    assert finished.args[0].stdout == "ran\n"
+
+
+def test_a_long_run_is_cancelled_and_the_window_keeps_working(qtbot, window, store):
+    _add(store, "slow", {"run.sh": b"#!/bin/sh\necho begun\nsleep 300\n"})
+    d = _designer(window, "slow")
+    assert d.run_panel.run("run.sh")
+    qtbot.waitUntil(lambda: "begun" in d.run_panel.output.toPlainText(), timeout=20000)
+    assert d.run_panel.is_running() and d.run_panel.cancel_button.isEnabled()
+    # The window answers meanwhile: the library is browsed and searched.
+    window.workspace.setCurrentIndex(0)
+    window.browser.filter_bar.search.setText("slow")
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=5000)
+    start = time.monotonic()
+    with qtbot.waitSignal(d.run_panel.runFinished, timeout=20000) as finished:
+        d.run_panel.cancel_button.click()
+    assert finished.args[0].cancelled and time.monotonic() - start < 10
+    assert d.run_panel.status.text().startswith("Cancelled") and not d.run_panel.is_running()
+
+
+def test_closing_the_designer_stops_its_run(qtbot, window, store):
+    _add(store, "forever", {"run.sh": b"#!/bin/sh\nsleep 300\n"})
+    d = _designer(window, "forever")
+    assert d.run_panel.run("run.sh")
+    plan_root = d.run_panel.plan.root
+    assert window.workspace.close_designer(window.workspace.indexOf(d))
+    assert not plan_root.exists()
+
+
+def test_the_window_shows_what_the_local_api_changes(qtbot, window, store):
+    import http.client
+    import json
+
+    db = store.path
+    proc = subprocess.Popen([sys.executable, "-m", "skill_studio", "--store", str(db), "serve", "--port", "0",
+                             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split(" on ")[1].split()[0]
+        token = proc.stdout.readline().split(": ")[1].strip()
+        qtbot.waitUntil(lambda: window.agents.api.label.isVisible(), timeout=10000)
+        assert window.agents.api.label.text() == f"API: {url}"
+        copied = []
+        window.agents.api.copy_text = copied.append
+        window.actions["copy_api_token"].trigger()
+        assert copied == [token]
+        port = int(url.rsplit(":", 1)[1])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("POST", "/api/skills", json.dumps({"name": "made-over-api", "description": "From the API. "
+                                                        "Use when testing."}),
+                     {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        assert conn.getresponse().status == 201
+        conn.close()
+        qtbot.waitUntil(lambda: "made-over-api" in [window.model.name_at(r) for r in range(window.model.rowCount())],
+                        timeout=10000)
+        SCREENSHOTS.mkdir(exist_ok=True)
+        window.grab().save(str(SCREENSHOTS / "window-with-local-api.png"))
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    qtbot.waitUntil(lambda: not window.agents.api.label.isVisible(), timeout=10000)
+    assert not window.actions["copy_api_token"].isEnabled()
+
+
+@pytest.mark.parametrize("flood", [b"import sys\nsys.stdout.write('x' * 5_000_000)\n",
+                                   b"for i in range(400_000):\n    print('line', i)\n"])
+def test_a_flood_of_output_is_shown_in_part(qtbot, window, store, flood):
+    from skill_studio.ui.designer.run_panel import MAX_SHOWN_CHARS
+
+    _add(store, "flood", {"main.py": flood})
+    d = _designer(window, "flood")
+    ticks = []
+    with qtbot.waitSignal(d.run_panel.runFinished, timeout=60000) as finished:
+        assert d.run_panel.run("main.py")
+        while d.run_panel.is_running():   # the window keeps turning meanwhile
+            ticks.append(time.monotonic())
+            qtbot.wait(10)
+    assert finished.args[0].exit_code == 0
+    shown = d.run_panel.output.toPlainText()
+    assert 100_000 < len(shown) < MAX_SHOWN_CHARS + 20_000   # (of many lines, the last 50,000 are kept)
+    assert "more characters of output not shown]" in shown
+    assert len(ticks) > 3
