@@ -85,12 +85,9 @@ def skill_name_problem(name: str) -> str | None:
             return f"holds a path separator ('{sep}')"
     if name in (".", ".."):
         return "is not a folder name"
-    hidden = _hidden_character(name)
-    if hidden is not None:
-        if unicodedata.category(hidden) == "Cs":
-            return "is not valid UTF-8"
-        kind = "a control character" if unicodedata.category(hidden) == "Cc" else "an invisible character"
-        return f"holds {kind} ({_char_name(hidden)})"
+    problem = _hidden_problem(name, "")
+    if problem:
+        return problem
     normal = unicodedata.normalize("NFKC", name)
     if normal != name:
         return f"changes under Unicode normalisation (NFKC) to '{normal}'"
@@ -114,13 +111,18 @@ def file_name_problem(part: str) -> str | None:
     """Why one component of a file path inside a skill cannot be kept, or None: control, invisible
     and bidi characters (which disguise a name, as U+202E does an extension), and names Windows
     reserves for a device."""
-    hidden = _hidden_character(part)
-    if hidden is not None:
-        if unicodedata.category(hidden) == "Cs":
-            return "has a name that is not valid UTF-8"
-        kind = "a control character" if unicodedata.category(hidden) == "Cc" else "an invisible character"
-        return f"holds {kind} in its name ({_char_name(hidden)})"
-    return _windows_problem(part)
+    return _hidden_problem(part, " in its name") or _windows_problem(part)
+
+
+def _hidden_problem(text: str, where: str) -> str | None:
+    """What hides in ``text``: a control, invisible or bidi character, or bytes that are not UTF-8."""
+    hidden = _hidden_character(text)
+    if hidden is None:
+        return None
+    if unicodedata.category(hidden) == "Cs":
+        return "has a name that is not valid UTF-8" if where else "is not valid UTF-8"
+    kind = "a control character" if unicodedata.category(hidden) == "Cc" else "an invisible character"
+    return f"holds {kind}{where} ({_char_name(hidden)})"
 
 
 def skeleton(name: str) -> str:

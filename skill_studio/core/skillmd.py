@@ -192,20 +192,18 @@ def load_yaml(text: str, path: str | None = None, first_line: int = 1) -> Any:
     Raises SkillParseError for YAML that cannot be read or is over the bounds of
     ``yaml_guard`` (nesting, number of values, alias expansion).
     """
-    loader = _guarded_loader(text, path, first_line)
-    try:
-        return loader.get_single_data()
-    except yaml.YAMLError as e:
-        raise _yaml_error(e, text, path, first_line) from None
-    finally:
-        loader.dispose()
+    return _read(text, path, first_line, "get_single_data")
 
 
 def compose_yaml(text: str, path: str | None = None, first_line: int = 1) -> yaml.Node | None:
     """The YAML node tree of frontmatter text (None when empty); raises SkillParseError as ``load_yaml``."""
+    return _read(text, path, first_line, "get_single_node")
+
+
+def _read(text: str, path: str | None, first_line: int, what: str) -> Any:
     loader = _guarded_loader(text, path, first_line)
     try:
-        return loader.get_single_node()
+        return getattr(loader, what)()
     except yaml.YAMLError as e:
         raise _yaml_error(e, text, path, first_line) from None
     finally:

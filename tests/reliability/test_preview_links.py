@@ -7,20 +7,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QPoint, Qt, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices, QHelpEvent, QImage
+from PySide6.QtGui import QHelpEvent, QImage
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from conftest import SCREENSHOTS
+from desktop_links import opened  # noqa: F401 - a fixture
 from skill_studio.ui.designer.link_dialog import WebLinkDialog
 from skill_studio.ui.designer.preview import PreviewPane
-
-
-@pytest.fixture
-def opened(monkeypatch) -> list[QUrl]:
-    """Every URL handed to the desktop (QDesktopServices.openUrl) during the test."""
-    calls: list[QUrl] = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: calls.append(QUrl(url)) or True)
-    return calls
 
 
 @pytest.fixture

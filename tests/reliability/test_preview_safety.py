@@ -13,9 +13,10 @@ from urllib.parse import unquote
 
 import pytest
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QUrl
-from PySide6.QtGui import QColor, QDesktopServices, QImage
+from PySide6.QtGui import QColor, QImage
 
 from conftest import SCREENSHOTS
+from desktop_links import opened  # noqa: F401 - a fixture
 from skill_studio.core.render import render_markdown
 from skill_studio.core.sanitize import sanitize_html, svg_is_self_contained
 from skill_studio.ui.designer.preview import PreviewPane, skill_path
@@ -254,14 +255,6 @@ class RecordingPane(PreviewPane):
     def loadResource(self, type_, url):  # noqa: N802 (Qt override)
         self.requested.append(url.toString())
         return super().loadResource(type_, url)
-
-
-@pytest.fixture
-def opened(monkeypatch) -> list[QUrl]:
-    """Every URL handed to the desktop (QDesktopServices.openUrl) during the test."""
-    calls: list[QUrl] = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: calls.append(QUrl(url)) or True)
-    return calls
 
 
 @pytest.fixture

@@ -276,9 +276,8 @@ class DiffView(QWidget):
         self.stats_label = QLabel()
         self.stats_label.setProperty("role", "muted")
 
-        self.left_label, self.right_label = QLabel(), QLabel()
+        self.left_label, self.right_label = (QLabel(textFormat=Qt.TextFormat.PlainText) for _ in range(2))
         for label in (self.left_label, self.right_label):
-            label.setTextFormat(Qt.TextFormat.PlainText)
             label.setContentsMargins(4, 0, 4, 0)
         self.left_pane, self.right_pane, self.unified_pane = DiffPane(), DiffPane(), DiffPane()
         for a, b in ((self.left_pane, self.right_pane), (self.right_pane, self.left_pane)):
@@ -293,8 +292,7 @@ class DiffView(QWidget):
             grid.addWidget(label, 0, col)
             grid.addWidget(pane, 1, col)
             grid.setColumnStretch(col, 1)
-        self.message_label = QLabel()
-        self.message_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.message_label = QLabel(textFormat=Qt.TextFormat.PlainText)
         self.message_label.setAlignment(Qt.AlignCenter)
         self.message_label.setWordWrap(True)
         self.message_label.setProperty("role", "muted")
