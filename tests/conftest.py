@@ -16,6 +16,20 @@ SAMPLES = Path(__file__).parent.parent / "resources" / "samples"
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 
 
+def png_bytes(width: int = 24, height: int = 16, colour: str = "#3056d3") -> bytes:
+    """A PNG of one colour, made with Qt (for images a skill carries)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QColor, QImage
+
+    image = QImage(width, height, QImage.Format.Format_ARGB32)
+    image.fill(QColor(colour))
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    return bytes(data)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("studio-home")

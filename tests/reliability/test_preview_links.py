@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QPoint, Qt, QTimer, QUrl
-from PySide6.QtGui import QHelpEvent, QImage
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, QUrl
+from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, png_bytes
 from desktop_links import opened  # noqa: F401 - a fixture
 from skill_studio.ui.designer.link_dialog import WebLinkDialog
 from skill_studio.ui.designer.preview import PreviewPane
@@ -103,7 +103,7 @@ def test_hovering_a_web_link_only_names_it(qtbot, links, watcher, opened):
 
 
 def test_titles_never_become_tooltips_that_read_markup(qtbot, pane, watcher, opened):
-    pane.set_skill_files({"own.png": png_bytes()})
+    pane.set_skill_files({"own.png": png_bytes(30, 20, "#008000")})
     title = "<b>bold</b><img src='spy.png'>"
     show(pane, markdown=f'[titled link](https://example.com/t "{title}")\n\n![own](own.png "{title}")\n')
     image = pane.document().find("\ufffc")
@@ -115,16 +115,6 @@ def test_titles_never_become_tooltips_that_read_markup(qtbot, pane, watcher, ope
         assert "bold" not in QToolTip.text()
         QToolTip.hideText()
     assert watcher.shown == [] and opened == []
-
-
-def png_bytes() -> bytes:
-    image = QImage(30, 20, QImage.Format.Format_ARGB32)
-    image.fill(Qt.GlobalColor.darkGreen)
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
-    return bytes(data)
 
 
 def test_a_confirmed_web_link_opens_exactly_that_address(qtbot, links, watcher, opened):

@@ -4,7 +4,6 @@ that could load a file or carry a link."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from PySide6 import QtGui
@@ -189,7 +188,7 @@ def shown(qtbot, widget: QWidget, size=(1100, 700)) -> QWidget:
 
 def test_literal_shows_any_text_exactly_and_inertly(qapp, spy):
     for text in (f'<img src="{spy}">', f'a <b>b</b>\n<img src="{spy}">', "&lt;img&gt; &amp;", "plain & simple",
-                 f'<a href="trust:4">x</a>', "<qt><img src='data:image/png;base64,AAAA'></qt>"):
+                 '<a href="trust:4">x</a>', "<qt><img src='data:image/png;base64,AAAA'></qt>"):
         shown_text = safe_text.literal(text)
         assert live_parts(shown_text) == []
         assert reads(shown_text) == text

@@ -12,10 +12,10 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QUrl
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage
 
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, png_bytes
 from desktop_links import opened  # noqa: F401 - a fixture
 from skill_studio.core.render import render_markdown
 from skill_studio.core.sanitize import sanitize_html, svg_is_self_contained
@@ -26,14 +26,8 @@ OWN_COLOUR = "#12b886"    # the skill's own image: must be shown
 SVG_COLOUR = "#1c7ed6"    # the skill's own self-contained SVG: must be shown
 
 
-def png(colour: str, width: int = 24, height: int = 16) -> bytes:
-    image = QImage(width, height, QImage.Format.Format_ARGB32)
-    image.fill(QColor(colour))
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
-    return bytes(data)
+def png(colour: str) -> bytes:
+    return png_bytes(colour=colour)
 
 
 def svg(inner: str) -> bytes:

@@ -5,7 +5,6 @@ byte for byte as it was; a damaged store's readable skills can be rescued as fol
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import subprocess
 import sys

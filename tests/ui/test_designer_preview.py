@@ -14,19 +14,9 @@ from skill_studio.core.render import stylesheet
 from skill_studio.ui import theme
 from skill_studio.ui.designer import preview
 from skill_studio.ui.designer.preview import EMPTY_HINT, PreviewPane, SourceMap, skill_path
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, png_bytes
 
 IMAGE = QTextDocument.ResourceType.ImageResource.value
-
-
-def png_bytes(width=24, height=16, colour="#3056d3") -> bytes:
-    image = QImage(width, height, QImage.Format.Format_ARGB32)
-    image.fill(QColor(colour))
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
-    return bytes(data)
 
 
 FILES = {

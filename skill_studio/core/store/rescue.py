@@ -54,8 +54,6 @@ def rescue(store_path: str | os.PathLike, dest: str | os.PathLike,
     Raises UnusableStore when the file is not a SQLite database at all, StoreError when ``dest``
     holds other things.
     """
-    from skill_studio.core.folders import FolderError, export_folder
-
     path, dest = Path(store_path), Path(dest)
     if not path.is_file():
         raise StoreError(f"{path}: no such store file")
@@ -71,7 +69,7 @@ def rescue(store_path: str | os.PathLike, dest: str | os.PathLike,
             for i, rowid in enumerate(rowids):
                 got = reader.by_rowid(rowid)
                 if got is not None:
-                    _write(got, dest, report, export_folder, FolderError)
+                    _write(got, dest, report)
                 if progress:
                     progress(i + 1, len(rowids))
             done = {s.name for s in report.rescued} | reader.failed_names
@@ -79,7 +77,7 @@ def rescue(store_path: str | os.PathLike, dest: str | os.PathLike,
                 if name not in done:
                     got = reader.by_name(name)
                     if got is not None:
-                        _write(got, dest, report, export_folder, FolderError)
+                        _write(got, dest, report)
         finally:
             conn.close()
     dest.mkdir(parents=True, exist_ok=True)
@@ -249,7 +247,9 @@ class _Reader:
         return files
 
 
-def _write(got: tuple[Skill, str], dest: Path, report: RescueReport, export_folder, folder_error) -> None:
+def _write(got: tuple[Skill, str], dest: Path, report: RescueReport) -> None:
+    from skill_studio.core.folders import FolderError, export_folder
+
     skill, note = got
     taken = {s.folder.casefold() for s in report.rescued}
     base = skill.folder_name or skill.name
@@ -258,7 +258,7 @@ def _write(got: tuple[Skill, str], dest: Path, report: RescueReport, export_fold
         skill.folder_name, n = f"{base}-{n}", n + 1
     try:
         folder = export_folder(skill, dest)
-    except (folder_error, ValueError, OSError) as e:
+    except (FolderError, ValueError, OSError) as e:
         report.lost.append(f"{skill.name}: read, but cannot be written ({e})")
         return
     report.rescued.append(RescuedSkill(skill.name, folder.name, skill.version, skill.extra, note))
