@@ -32,6 +32,7 @@ import yaml
 
 from .strict_yaml_reader import DialectLoader
 from .yaml_guard import MAX_DEPTH, MAX_VALUES, disallowed_character
+from .yaml_nesting import first_too_deep
 
 try:  # libyaml's parser, when PyYAML was built with it (only its events are used)
     from yaml import CBaseLoader as _CParser
@@ -111,8 +112,12 @@ def _compose_strict(text: str, _where: Where, *, fast: bool = True) -> _Node | N
     read with the C parser when PyYAML has it: it gives the same events,
     several times faster. Anything unusual, and every error, is read again
     with the pure-Python parser, whose messages and edge cases are the ones
-    the dialect is defined by.
+    the dialect is defined by. Nesting deeper than ``MAX_DEPTH`` is refused before
+    either parser reads the text, so that no parser's own limit speaks first.
     """
+    deep = first_too_deep(text, MAX_DEPTH)
+    if deep is not None:
+        raise DialectError(f"nested more than {MAX_DEPTH} levels deep at {_where(*deep)}", *deep)
     if fast and _CParser is not None and not _NEEDS_EXACT.search(text):
         parser = _CParser(text)
         try:

@@ -14,12 +14,14 @@ from dataclasses import dataclass
 
 import yaml
 
+from .yaml_nesting import first_too_deep
+
 try:  # libyaml's parser: events without recursion
     from yaml import CBaseLoader as _EventParser
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import BaseLoader as _EventParser  # type: ignore[assignment]
 
-__all__ = ["MAX_DEPTH", "MAX_VALUES", "YamlBoundError", "check_bounds", "disallowed_character"]
+__all__ = ["MAX_DEPTH", "MAX_VALUES", "YamlBoundError", "check_bounds", "check_nesting", "disallowed_character"]
 
 #: Deepest nesting of lists and mappings allowed in a frontmatter (real ones use fewer than 6).
 MAX_DEPTH = 100
@@ -83,11 +85,13 @@ def check_bounds(text: str) -> None:
     """Raise YamlBoundError when the YAML text nests deeper than MAX_DEPTH, holds more than
     MAX_VALUES values once its aliases are expanded, or has an alias inside the node it names.
 
-    Text the parser refuses is left for the composer to report: the guard stops there, and the
-    composer stops at the same place.
+    The nesting is measured on the text first, so that a parser's own limit (libyaml stops at
+    1,000 levels) never speaks before this bound does. Text the parser refuses is left for the
+    composer to report: the guard stops there, and the composer stops at the same place.
     """
     if not _needs_events(text):
         return
+    check_nesting(text)
     parser = _EventParser(text)
     try:
         _scan(parser)
@@ -95,6 +99,17 @@ def check_bounds(text: str) -> None:
         pass  # the composer reports it, at the same place
     finally:
         parser.dispose()
+
+
+def check_nesting(text: str) -> None:
+    """Raise YamlBoundError where the YAML text nests more than MAX_DEPTH levels deep, read from
+    its characters without a parser (see ``yaml_nesting``)."""
+    where = first_too_deep(text, MAX_DEPTH)
+    if where is not None:
+        raise YamlBoundError(_TOO_DEEP, *where)
+
+
+_TOO_DEEP = f"the frontmatter is nested more than {MAX_DEPTH} levels deep"
 
 
 def _scan(parser) -> None:
@@ -117,8 +132,7 @@ def _scan(parser) -> None:
             stack.append(frame)
             total += 1
             if len(stack) > MAX_DEPTH:
-                raise YamlBoundError(f"the frontmatter is nested more than {MAX_DEPTH} levels deep",
-                                     mark.line, mark.column)
+                raise YamlBoundError(_TOO_DEEP, mark.line, mark.column)
             _check_total(total, aliased, mark)
             continue
         if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
@@ -132,7 +146,7 @@ def _scan(parser) -> None:
                 parent.depth = max(parent.depth, frame.depth + 1)
             continue
         if isinstance(event, yaml.AliasEvent):
-            name = event.anchor
+            name = event.anchor or ""  # an alias event always names its anchor
             if name in open_anchors:
                 raise YamlBoundError(f"alias '*{name}' refers to a node that contains it (a structure "
                                      "that repeats itself without end)", mark.line, mark.column)

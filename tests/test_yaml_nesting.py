@@ -1,0 +1,110 @@
+"""The nesting bound is measured on the text, before any YAML parser reads it: a hostile input gets
+the studio's own message whatever the installed PyYAML's parser does, and ordinary text is never
+taken for deep nesting."""
+
+from __future__ import annotations
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import skill_studio.core.yaml_guard as yaml_guard
+from skill_studio.core import skillmd
+from skill_studio.core.skillmd import SkillParseError
+from skill_studio.core.strict import check_strict
+from skill_studio.core.yaml_guard import MAX_DEPTH, YamlBoundError, check_bounds
+from skill_studio.core.yaml_nesting import first_too_deep
+
+
+def _depth(value) -> int:
+    """Nesting of lists and mappings in a loaded value (a scalar is 0)."""
+    if isinstance(value, dict):
+        return 1 + max((max(_depth(k), _depth(v)) for k, v in value.items()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+class _NoParser:
+    def __init__(self, text):
+        raise AssertionError("the parser was asked before the nesting guard spoke")
+
+
+def test_flow_nesting_is_refused_before_any_parser_runs(monkeypatch):
+    monkeypatch.setattr(yaml_guard, "_EventParser", _NoParser)
+    text = "name: x\ndeep: " + "[" * 10_000 + "]" * 10_000
+    try:
+        check_bounds(text)
+    except YamlBoundError as e:
+        assert str(e) == f"the frontmatter is nested more than {MAX_DEPTH} levels deep"
+        assert (e.line, e.column) == (1, 6 + MAX_DEPTH - 1)  # the bracket that opens level 101
+    else:
+        raise AssertionError("not refused")
+
+
+def test_block_nesting_is_refused_at_the_line_that_goes_too_deep():
+    text = "".join(" " * i + f"k{i}:\n" for i in range(300)) + " " * 300 + "x\n"
+    assert first_too_deep(text, MAX_DEPTH) == (MAX_DEPTH, MAX_DEPTH)
+    compact = "deep:\n  " + "- " * 5000 + "x\n"
+    assert first_too_deep(compact, MAX_DEPTH) == (1, 2 + 2 * (MAX_DEPTH - 1))
+
+
+def test_the_bound_itself_is_allowed():
+    assert first_too_deep("a: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1), MAX_DEPTH) is None
+    assert first_too_deep("a: " + "[" * MAX_DEPTH + "]" * MAX_DEPTH, MAX_DEPTH) == (0, 3 + MAX_DEPTH - 1)
+
+
+def test_brackets_that_are_text_are_not_nesting():
+    brackets = "[{" * 300
+    texts = [
+        f"description: '{brackets}'\n",
+        f'description: "{brackets} \\" {brackets}"\n',
+        f"description: see a{brackets}\n",
+        f"description: x # {brackets}\n",
+        f"description: |\n  {brackets}\n    {brackets}\nname: y\n",
+        f"- >-\n  {brackets}\n- z\n",
+        f"description: 'it''s {brackets}\n  still quoted {brackets}'\n",
+        f"list: ['a, {brackets}', \"{brackets}\"]\n",
+        f"url: http://x/{brackets}\n",
+        f"# {brackets}\nname: z\n",
+    ]
+    for text in texts:
+        assert first_too_deep(text, MAX_DEPTH) is None, text
+
+
+def test_a_skill_nested_too_deep_names_the_file_and_line_in_every_profile():
+    raw = "---\nname: deep-skill\ndescription: d\nx: " + "[" * 5000 + "]" * 5000 + "\n---\nbody\n"
+    try:
+        skillmd.parse_document(raw, "deep-skill/SKILL.md")
+    except SkillParseError as e:
+        assert e.line == 4 and "levels deep" in str(e) and "deep-skill/SKILL.md" in str(e)
+    else:
+        raise AssertionError("not refused")
+    diagnostics, _ = check_strict(raw, "deep-skill")
+    assert [d.line for d in diagnostics if "levels deep" in d.message] == [4], diagnostics
+
+
+_scalars = st.one_of(st.integers(), st.booleans(), st.none(),
+                     st.text(alphabet="ab[]{}:#,'\"-| \n", max_size=12))
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(alphabet="kxy[", min_size=1, max_size=3), inner,
+                                                 max_size=3)), max_leaves=40)
+
+
+def _nest(value, levels: int, as_map: bool):
+    for i in range(levels):
+        value = {f"k{i}": value} if as_map else [value]
+    return value
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_values, st.integers(0, 130), st.booleans(), st.sampled_from([None, True, False]))
+def test_never_deeper_than_the_document_and_exact_in_flow_style(value, levels, as_map, flow):
+    value = _nest(value, levels, as_map)
+    text = yaml.safe_dump({"root": value}, default_flow_style=flow, width=60)
+    depth = _depth(yaml.safe_load(text))
+    found = first_too_deep(text, MAX_DEPTH)
+    if depth <= MAX_DEPTH:
+        assert found is None, text[:400]
+    elif flow:
+        assert found is not None
