@@ -215,7 +215,7 @@ def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> Archived
         seen[key] = norm
         entries.append(_Entry(info, norm))
 
-    folders = set()
+    folders: set[str] = set()
     for entry in entries:
         parts = entry.path.split("/")
         folders.update(_collision_key("/".join(parts[:i])) for i in range(1, len(parts)))

@@ -63,7 +63,7 @@ def write_skill_archive(dest: str | os.PathLike[str], folder_name: str, files: I
             raise ArchiveError(dest, f"appears more than once (as {keys[key]!r})", item.path)
         keys[key] = rel
         members[rel] = item
-    folders = set()
+    folders: set[str] = set()
     for rel in members:
         parts = rel.split("/")
         folders.update(_collision_key("/".join(parts[:i])) for i in range(1, len(parts)))

@@ -25,7 +25,8 @@ def compile_text(text: str):
     that payload value's text; fields the payload lacks are left as they are."""
     if "{" not in text:
         return lambda payload, texts: text
-    pieces, pos = [], 0
+    pieces: list[tuple[str, str | None]] = []   # (raw text, the field of a placeholder or None)
+    pos = 0
     for m in _PLACEHOLDER.finditer(text):
         if m.start() > pos:
             pieces.append((text[pos:m.start()], None))
@@ -88,7 +89,7 @@ def describer(b: Binding, warning: str | None, locate):
     if action == "invoke_skill":
         fill = compile_value(p.get("arguments"))
 
-        def describe(payload: dict, texts: dict) -> dict:
+        def describe_invocation(payload: dict, texts: dict) -> dict:
             found = locate(skill)
             if found is None:
                 result = {"skill": skill, "error": f'no skill named "{skill}" any more'}
@@ -98,7 +99,7 @@ def describer(b: Binding, warning: str | None, locate):
             if warning:
                 result["warning"] = warning
             return result
-        return describe
+        return describe_invocation
     if action == "inject_context":
         key, fill, fixed = "text", compile_text(str(p.get("text") or "")), {}
     elif action == "notify":

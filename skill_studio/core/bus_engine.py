@@ -29,7 +29,6 @@ from skill_studio.core.store.event_log import FIRED, FIXED, FireTimes, Legend, O
 MAX_EMITTED = 100
 
 _SHOWN = 60   # characters of a payload value quoted in a reason
-_UNSET = object()
 
 
 _PLAIN = re.compile(r'[^"\\\x00-\x1f]*')   # text JSON quotes as it is
@@ -56,10 +55,11 @@ class _Cond:
         self.name, self.value, self.label = c.field, c.value, c.label
         self.dotted = "." in c.field
         self.missing = f"condition {self.label} not met (field missing)"
-        self.regex = self.invalid = None
-        if c.is_regex:
+        self.regex: re.Pattern[str] | None = None
+        self.invalid: str | None = None
+        if (pattern := c.pattern) is not None:   # a /regex/ condition
             try:
-                self.regex = re.compile(c.pattern)
+                self.regex = re.compile(pattern)
             except re.error as e:
                 self.invalid = f"condition {self.label} is not a valid regex: {e}"
 
@@ -97,6 +97,14 @@ class _Entry:
         self.describe = describer(b, warning, locate)
 
 
+def _stored_id(e: _Entry) -> int:
+    """The id of a binding a plan holds: a plan's bindings are read from the store, which numbers
+    every binding it keeps."""
+    if e.id is None:
+        raise ValueError(f"a binding of {e.skill} without an id (not a stored binding) in a dispatch plan")
+    return e.id
+
+
 class _Outcomes:
     """An event's outcomes, built (once) when first asked for: most callers only log them."""
 
@@ -131,7 +139,7 @@ class _Plan:
     def __init__(self, entries: list[_Entry]):
         self.entries = entries
         self.pos = {e.id: i for i, e in enumerate(entries)}
-        self.fires = FireTimes([e.id for e in entries], [int(e.last or 0) for e in entries])
+        self.fires = FireTimes([_stored_id(e) for e in entries], [int(e.last or 0) for e in entries])
         self.codes = np.full(len(entries), FIXED, dtype=np.int32)
         # The distinct conditions and sets of conditions of the bindings tried: each is tested once
         # per event. ``sets`` holds, per set, the positions of its conditions in ``conds``, padded
@@ -219,10 +227,11 @@ class Index:
 
     def locate(self, name: str) -> tuple | None:
         """(version, content characters, location) of a skill, or None."""
-        found = self.locations.get(name, _UNSET)
-        if found is _UNSET:
+        try:
+            return self.locations[name]
+        except KeyError:
             found = self.locations[name] = self.store.skill_location(name)
-        return found
+            return found
 
     def started(self, run: Run) -> None:
         """A recorded run is committed: the cooldowns of the bindings it fired run from now on."""
@@ -309,7 +318,7 @@ class Run:
             result = e.describe(payload, texts)
             if e.emits and self.emit(result, depth):
                 emits.append((result["event_type"], result["payload"]))
-            fired_now[e.id] = fired_at
+            fired_now[_stored_id(e)] = fired_at
             results.append(result)
             spent.append(clock() - t)
         if fire:
@@ -318,18 +327,19 @@ class Run:
         failed = any("error" in r or "stopped" in r for r in results)
         d = Dispatched(event_type, payload, self.stamp, _Outcomes(plan.entries, codes, reasons, results, spent), [],
                        None, depth, failed=failed)
+        event_id: int | None = None   # its row in the log, when recorded
         if self.record:
             pos = plan.pos
             fires = plan.fires.packed([pos[i] for i in fired_now if i in pos], int(fired_at)) if fire else None
-            d.event_id = self.store.log_event(
+            d.event_id = event_id = self.store.log_event(
                 event_type, payload, self.stamp, OutcomeLog(index.legend(event_type), reasons, codes, spent, results),
                 fired=len(fire), considered=len(codes), ok=not failed, depth=depth, parent=parent,
                 fires=fires, retention=index.retention)
         d.duration_ms = (clock() - start) / 1e6
         for emitted_type, emitted_payload in emits:
             d.emitted.append(self.event(index, emitted_type, emitted_payload, depth + 1, d.event_id))
-        if self.record and not failed and not all(c.ok for c in d.emitted):
-            self.store.mark_events_failed([d.event_id])
+        if event_id is not None and not failed and not all(c.ok for c in d.emitted):
+            self.store.mark_events_failed([event_id])
         return d
 
     @staticmethod

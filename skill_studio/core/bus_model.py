@@ -241,12 +241,16 @@ class Dispatched:
         self.event_id = event_id         # its row in the log (None when not recorded)
         self.depth = depth               # 0, or how many emit_event steps led to it
         self.duration_ms = duration_ms   # this event alone (and its log row), without those it emitted
+        # Exactly one is set: the outcomes, or the function that makes them.
+        self._outcomes: list[Outcome] | None
+        self._make: Callable[[], list[Outcome]] | None
         self._outcomes, self._make = (None, outcomes) if callable(outcomes) else (list(outcomes), None)
         self._failed = failed
 
     @property
     def outcomes(self) -> list[Outcome]:
         if self._outcomes is None:
+            assert self._make is not None   # set whenever the outcomes are not
             self._outcomes, self._make = self._make(), None
         return self._outcomes
 

@@ -64,13 +64,14 @@ def import_yaml(store: Store, text: str) -> list[Binding]:
     if not isinstance(data, list):
         raise BindingError({"yaml": "expected a list of bindings (mappings with skill, event_type, action, ...)"})
     errors: dict[str, str] = {}
-    batch = []
+    batch: list[Binding] = []
     for i, entry in enumerate(data, 1):
         b, problems = from_mapping(entry)
         if b is not None:
             problems.update(check(b, store.__contains__))
+            batch.append(b)
+        # (no binding comes with a problem of the entry itself: then nothing is added)
         errors.update({f"binding {i}: {k}" if k else f"binding {i}": v for k, v in problems.items()})
-        batch.append(b)
     if errors:
         raise BindingError(errors)
     return store.add_bindings(batch)

@@ -107,7 +107,7 @@ class HashedTfidfEmbedder:
         return {"dim": self.dim}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["dim"])
+        type(self).__init__(self, state["dim"])
 
     # --- hashing ------------------------------------------------------------
 
@@ -162,8 +162,8 @@ class HashedTfidfEmbedder:
         scale = np.ones(len(owner))
         scale[u:] = weight[owner[u:]]
         sign = np.where(code >> _U32(31), scale, -scale)
-        rows = np.bincount(owner * dim + (code % _U32(dim)).astype(np.int64), weights=sign, minlength=u * dim)
-        rows = rows.astype(np.float32).reshape(u, dim)
+        flat = np.bincount(owner * dim + (code % _U32(dim)).astype(np.int64), weights=sign, minlength=u * dim)
+        rows = flat.astype(np.float32).reshape(u, dim)
         rows[np.isin(hashes, self._stop)] = 0.0
         return rows
 

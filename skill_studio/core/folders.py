@@ -49,9 +49,9 @@ def discover(root: str | os.PathLike, max_depth: int = MAX_DEPTH,
         folder, depth = stack.pop()
         try:
             entries = list(os.scandir(folder))
-        except OSError as e:
+        except OSError as err:
             if problems is not None:
-                problems.append(f"{printable(str(folder))}: cannot be read ({e.strerror or e})")
+                problems.append(f"{printable(str(folder))}: cannot be read ({err.strerror or err})")
             continue
         names = {e.name for e in entries}
         if "SKILL.md" in names and folder != root:
@@ -127,8 +127,8 @@ def read_folder(folder: str | os.PathLike, *, refuse_outside_links: bool = False
         try:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError as e:
-            raise FolderError(f"{printable(dirpath)}: cannot be read ({e.strerror or e})") from None
+        except OSError as err:
+            raise FolderError(f"{printable(dirpath)}: cannot be read ({err.strerror or err})") from None
         for e in entries:
             rel = prefix + e.name
             if not prefix and e.name == md.name:

@@ -191,11 +191,12 @@ def _edit(doc: SkillDocument, key: str, value: Any, under: str | None) -> str:
         new_fm = _set_in_mapping(fm, spans, key, value, indent, nl, 0, len(fm))
     else:
         parent = spans.get(under)
+        vnode = parent[2] if parent is not None else None
         current = doc.data.get(under)
         if current is not None and not isinstance(current, dict):
             raise ValueError(f"{doc.path or 'SKILL.md'}: '{under}' is not a mapping, so '{key}' cannot "
                              f"be written under it; make '{under}' a mapping first")
-        if parent is None or not isinstance(parent[2], yaml.MappingNode) or parent[2].flow_style:
+        if parent is None or not isinstance(vnode, yaml.MappingNode) or vnode.flow_style:
             merged = dict(current or {})
             if value is None:
                 merged.pop(key, None)
@@ -204,7 +205,7 @@ def _edit(doc: SkillDocument, key: str, value: Any, under: str | None) -> str:
             return _edit(doc, under, merged or None, None)
         if value is None and set(current or {}) <= {key}:
             return _edit(doc, under, None, None)  # the last key goes, and the empty map with it
-        span, knode, vnode = parent
+        span, knode, _ = parent
         inner = _field_spans(fm, vnode)
         indent = " " * (vnode.start_mark.column if vnode.value else knode.start_mark.column + 2)
         new_fm = _set_in_mapping(fm, inner, key, value, indent, nl, span.start, span.end)

@@ -75,8 +75,8 @@ class SkillGraph:
     ``u -> v`` keyed by kind: depends (a skill to its dependency), conflicts (to the skill it
     names in conflicts_with) and parent (to its parent_skill_id)."""
 
-    def __init__(self, graph: nx.MultiDiGraph | None = None):
-        self.graph = graph if graph is not None else nx.MultiDiGraph()
+    def __init__(self, graph: nx.MultiDiGraph[str] | None = None):
+        self.graph: nx.MultiDiGraph[str] = graph if graph is not None else nx.MultiDiGraph()
 
     @classmethod
     def from_store(cls, store) -> SkillGraph:
@@ -86,9 +86,9 @@ class SkillGraph:
     def from_rows(cls, rows: Iterable[tuple]) -> SkillGraph:
         """A graph from rows as ``Store.graph_rows`` gives them (lifecycle and origin as values or enums)."""
         parsed = sorted((_node_from_row(r) for r in rows), key=lambda p: p[0].name)
-        g = nx.MultiDiGraph()
+        g: nx.MultiDiGraph[str] = nx.MultiDiGraph()
         g.add_nodes_from((p[0].name, {"node": p[0]}) for p in parsed)
-        edges = []
+        edges: list[tuple[str, str, str]] = []
         for node, depends, conflicts, parent in parsed:
             edges += [(node.name, d, EDGE_DEPENDS) for d in depends]
             edges += [(node.name, c, EDGE_CONFLICTS) for c in conflicts]
@@ -96,7 +96,9 @@ class SkillGraph:
                 edges.append((node.name, parent, EDGE_PARENT))
         for ghost in sorted({v for _, v, _ in edges if v not in g}):
             g.add_node(ghost, node=Node(ghost))
-        g.add_edges_from((u, v, kind, {"kind": kind}) for u, v, kind in sorted(set(edges)))
+        # (u, v, key, data): what a multigraph takes, though types-networkx lists only (u, v) and (u, v, data)
+        g.add_edges_from((u, v, kind, {"kind": kind})  # type: ignore[misc]  # types-networkx stub too narrow
+                         for u, v, kind in sorted(set(edges)))
         return cls(g)
 
     # --- reading --------------------------------------------------------------
@@ -120,7 +122,7 @@ class SkillGraph:
 
     @cached_property
     def _depends(self) -> nx.DiGraph:
-        d = nx.DiGraph()
+        d: nx.DiGraph[str] = nx.DiGraph()
         d.add_nodes_from(sorted(self.graph))
         d.add_edges_from(sorted((u, v) for u, v, k in self.graph.edges(keys=True) if k == EDGE_DEPENDS))
         return d
@@ -164,7 +166,7 @@ class SkillGraph:
         tangled = [c for c in nx.strongly_connected_components(d) if len(c) > 1]
         if not tangled:
             return []
-        core = nx.DiGraph()
+        core: nx.DiGraph[str] = nx.DiGraph()
         members = sorted(set().union(*tangled))
         core.add_nodes_from(members)
         core.add_edges_from(sorted((u, v) for u, v in d.subgraph(members).edges if u != v))
@@ -221,7 +223,7 @@ class SkillGraph:
         self.node(name)
         seen, frontier = {name}, [name]
         for _ in range(max(0, depth)):
-            step = set()
+            step: set[str] = set()
             for n in frontier:
                 step.update(self.graph.succ[n])
                 step.update(self.graph.pred[n])
@@ -240,9 +242,12 @@ class SkillGraph:
         ghosts that a kept skill points at."""
         states = {Lifecycle(x) for x in lifecycles} if lifecycles is not None else None
         kinds = {Origin(x) for x in origins} if origins is not None else None
-        kept = {n for n, data in self.graph.nodes(data="node")
-                if not data.missing and (states is None or data.lifecycle in states)
-                and (kinds is None or data.origin in kinds)}
+
+        def keep(node: Node) -> bool:
+            return not node.missing and (states is None or node.lifecycle in states) \
+                and (kinds is None or node.origin in kinds)
+
+        kept = {n for n in self.graph if keep(self.graph.nodes[n]["node"])}
         ghosts = {v for u in kept for v in self.graph.succ[u] if self.graph.nodes[v]["node"].missing}
         return self.subgraph(kept | ghosts)
 
@@ -335,12 +340,13 @@ def _xml(text: str) -> str:
 def graphml_graph(g: SkillGraph) -> nx.MultiDiGraph:
     """A copy with only string, number and boolean attributes (what GraphML can hold); characters
     XML cannot hold become U+FFFD."""
-    out = nx.MultiDiGraph()
+    out: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     for n in g.nodes():
         attrs = {"description": _xml(n.description), "missing": n.missing, "trust_tier": n.trust_tier,
                  "utility": n.utility, "freshness": n.freshness, "success_rate": n.success_rate,
                  "uses": n.uses}
-        if not n.missing:
+        if n.lifecycle is not None:   # (not n.missing)
+            assert n.origin is not None   # a skill's node has both; a ghost has neither
             attrs["lifecycle"], attrs["origin"] = n.lifecycle.value, n.origin.value
         out.add_node(_xml(n.name), **attrs)
     for u, v, k in g.edges():

@@ -133,7 +133,7 @@ def spring_layout(g: SkillGraph, seed: int = 7) -> Positions:
         index = {name: i for i, name in enumerate(linked)}
         pairs = sorted({(min(index[u], index[v]), max(index[u], index[v])) for u, v in graph.edges() if u != v})
         if len(linked) < SPRING_NX_LIMIT:
-            h = nx.Graph()
+            h: nx.Graph[str] = nx.Graph()
             h.add_nodes_from(linked)
             h.add_edges_from((linked[a], linked[b]) for a, b in pairs)
             raw = nx.spring_layout(h, seed=seed, method="force")

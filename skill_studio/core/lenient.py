@@ -70,7 +70,7 @@ def check_lenient(raw: bytes | str, folder_name: str | None, path: str | None,
     ``document`` is the same content already parsed by ``parse_document``: it is not parsed again.
     """
     where = path or "SKILL.md"
-    text = raw
+    text: str | None = None   # the decoded text, once decoded
     try:
         if document is not None:
             doc = document
@@ -87,7 +87,7 @@ def check_lenient(raw: bytes | str, folder_name: str | None, path: str | None,
             if e.column is not None:
                 loc += f":{e.column}"
         parsed = None
-        if code in ("L003", "L004"):
+        if code in ("L003", "L004") and text is not None:   # (parse_document's: the text was decoded)
             try:
                 d = split(text, path)
                 parsed = Parsed(body=d.body, body_line=d.body_line)
@@ -188,12 +188,12 @@ def check_lenient(raw: bytes | str, folder_name: str | None, path: str | None,
     # compatibility, metadata
     if "compatibility" in data:
         comp = data["compatibility"]
-        line = lines.get("compatibility")
+        comp_line = lines.get("compatibility")
         if not isinstance(comp, str):
-            out.append(warn("L017", "compatibility is not text", line))
+            out.append(warn("L017", "compatibility is not text", comp_line))
         elif len(comp) > MAX_COMPATIBILITY_LENGTH:
             out.append(warn("L017", f"compatibility is {len(comp)} characters, over the "
-                                    f"{MAX_COMPATIBILITY_LENGTH}-character limit", line))
+                                    f"{MAX_COMPATIBILITY_LENGTH}-character limit", comp_line))
     if "metadata" in data:
         meta = data["metadata"]
         if not isinstance(meta, dict) or any(not isinstance(v, str) for v in meta.values()):

@@ -101,6 +101,8 @@ def unlink(store: Store, folder: str | os.PathLike) -> None:
 
 
 _READ_ERRORS = (FolderError, SkillParseError, OSError, ValueError)
+#: A skill folder to import: (relative path, path, its contents' hash on disk, its signature).
+_NewFolder = tuple[str, Path, str, str]
 
 
 def _signature(path: Path) -> str:
@@ -189,7 +191,7 @@ class _Sync:
             others = [x for x in names[read[rel][0].name] if x != rel]
             r.errors.append(f"{on_disk[rel] / 'SKILL.md'}: the same name as {', '.join(others)} in this folder; "
                             "neither is synced until one is renamed")
-        new = []
+        new: list[_NewFolder] = []
         for rel, (skill, disk_hash, sig) in read.items():
             if rel in clashes:
                 continue
@@ -258,7 +260,8 @@ class _Sync:
         else:
             rec["sig"] = sig
 
-    def _new(self, rel: str, path: Path, skill, disk_hash: str, sig: str, hashes: dict, new: list) -> None:
+    def _new(self, rel: str, path: Path, skill, disk_hash: str, sig: str, hashes: dict,
+             new: list[_NewFolder]) -> None:
         """A folder seen for the first time (or again after the studio deleted its skill)."""
         rec = self.known.get(rel)
         if rec is not None and rec.get("deleted") and rec.get("disk") == disk_hash:
@@ -277,7 +280,7 @@ class _Sync:
             return
         new.append((rel, path, disk_hash, sig))
 
-    def _import_new(self, new: list) -> None:
+    def _import_new(self, new: list[_NewFolder]) -> None:
         """Import the new folders in one import (its batches), and record each."""
         from skill_studio.core.importer import import_paths
 
@@ -290,9 +293,10 @@ class _Sync:
         report = import_paths(self.store, [path for _rel, path, _h, _s in new])
         state = self.store.import_state()
         for entry in report.entries:
-            rel, disk_hash, sig = by_source.get(entry.source, (None, None, None))
-            if rel is None:
+            found = by_source.get(entry.source)
+            if found is None:
                 continue
+            rel, disk_hash, sig = found
             if entry.status == "skipped" or not entry.name:
                 self.report.errors.append(entry.reason or f"{entry.source}: not imported")
                 continue
@@ -359,7 +363,7 @@ def resolve(store: Store, conflict: Conflict, keep: str) -> None:
                         "Sync and look again.")
     if keep == "disk":
         entry = import_paths(store, [path], origin=Origin.HUMAN).entries[0]
-        if entry.status == "skipped":
+        if entry.status == "skipped" or not entry.name:   # (an entry not skipped has its name)
             raise LinkError(entry.reason or f"{path}: not imported")
         rec.update(name=entry.name, disk=disk_hash, store=store.get(entry.name, with_files=False).content_hash)
     else:

@@ -65,7 +65,7 @@ class _BoundedLinkMixin:
         self.budget.brackets -= seen
         return "", len(data), False
 
-    def getLink(self, data: str, index: int):  # type: ignore[no-untyped-def]  # noqa: N802
+    def getLink(self, data: str, index: int) -> tuple[str, str | None, int, bool]:  # noqa: N802 (API name)
         reach = _FULL_TARGET if self.budget.target > 0 else _SHORT_TARGET
         if data.find(")", index, index + reach) == -1:
             # Every way of closing a link target needs a ")".
@@ -89,7 +89,8 @@ def bound_link_processors(md: markdown.Markdown) -> ScanBudget:
     for name, priority in _LINK_PROCESSORS.items():
         if name in md.inlinePatterns:
             old = md.inlinePatterns[name]
-            new = _bounded(type(old))(old.pattern, md)
+            kind: type = type(old)   # (mypy does not see type(old) as Hashable, as lru_cache wants)
+            new = _bounded(kind)(old.pattern, md)
             new.budget = budget
             md.inlinePatterns.register(new, name, priority)
     return budget

@@ -87,7 +87,9 @@ def _link_targets(prose: str) -> Iterable[tuple[int, int]]:
         if not opened:
             continue
         opened = False
-        start = _SPACES.match(prose, m.end()).end()
+        spaces = _SPACES.match(prose, m.end())
+        assert spaces is not None   # \s{0,64} matches the empty string too
+        start = spaces.end()
         if prose.startswith("<", start):
             end = angle_end(start + 1)
             if end >= len(prose) or prose[end] != ">" or end - start > _MAX_TARGET:

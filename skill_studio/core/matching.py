@@ -118,7 +118,8 @@ class _Library:
         self.docs: dict[str, int] = {}                  # word -> skills holding it (full-text index)
         # Card vectors: (model, {(name, content hash): row}, matrix), kept for the next state;
         # and what a query needs (see vectors).
-        self._raw: tuple[str, dict] | None = earlier._raw if earlier is not None else None
+        self._raw: tuple[str, dict[tuple[str, str], int], np.ndarray] | None = \
+            earlier._raw if earlier is not None else None
         self._vectors: tuple | None = None
 
     def freshness(self, now: datetime) -> np.ndarray:
@@ -158,6 +159,7 @@ class _Library:
             dim = made.shape[1] if made is not None else (before_m.shape[1] if before_m is not None else 1)
             m = np.empty((len(keys), dim), dtype=np.float32)
             if len(todo) < len(keys):
+                assert before_m is not None   # rows found in ``before``, which comes with its matrix
                 m[take >= 0] = before_m[take[take >= 0]]
             if made is not None:
                 m[todo] = made

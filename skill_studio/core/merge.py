@@ -59,8 +59,12 @@ def merge_preview(store: Store, target_name: str, source_name: str) -> MergePrev
     """What merging ``source`` into ``target`` would give, without writing anything."""
     target, source = _check(store, target_name, source_name)
     known = {_norm(s["action"]) for s in target.steps}
-    added = [s["action"] for s in source.steps if _norm(s["action"]) not in known
-             and not known.add(_norm(s["action"]))]  # also drops repeats within the source
+    added: list[str] = []
+    for s in source.steps:
+        key = _norm(s["action"])
+        if key not in known:
+            known.add(key)   # also drops repeats within the source
+            added.append(s["action"])
     steps = [{"n": i + 1, "action": a} for i, a in enumerate([s["action"] for s in target.steps] + added)]
     description, cut = _combined_description(target.description, source.description)
     both = (target.name, source.name)
@@ -124,9 +128,8 @@ def merge(store: Store, target_name: str, source_name: str, *, author: str | Non
     with store.transaction():
         preview = merge_preview(store, target_name, source_name)
         target, source = preview.target, preview.source
-        before = {target.name: target, source.name: source}
-        for name in preview.dependents:
-            before[name] = store.get(name)
+        dependents = {name: store.get(name) for name in preview.dependents}
+        before: dict[str, Skill | None] = {target.name: target, source.name: source, **dependents}
         note = f'merged "{source.name}" into it'
         store.update(target.name, preview.merged, target.version, author=author, note=note)
         merged = preview.merged
@@ -139,7 +142,7 @@ def merge(store: Store, target_name: str, source_name: str, *, author: str | Non
         store.audit(target.name, "merge", source.name, target.name, f'Merged "{source.name}" into "{target.name}"',
                     author)
         for name in preview.dependents:
-            dep = before[name]
+            dep = dependents[name]
             doc = skillmd.parse_document(dep.skill_md, f"{name}/{dep.md_filename}")
             needs = [target.name if d == source.name else d for d in dep.depends_on]
             text = set_studio_field(doc, "depends_on", list(dict.fromkeys(needs)))
@@ -153,5 +156,5 @@ def merge(store: Store, target_name: str, source_name: str, *, author: str | Non
                             lifecycle=Lifecycle.ARCHIVED, lifecycle_reason=reason)
         else:
             store.set_state(source.name, author=author, reason=reason, lifecycle_reason=reason)
-        after = {name: store.get(name) for name in before}
+        after: dict[str, Skill | None] = {name: store.get(name) for name in before}
         return Change(f'Merge "{source.name}" into "{target.name}"', before, after)

@@ -151,9 +151,10 @@ def plan(skill: Skill, script: str | None = None, args: list[str] | None = None,
                "TMPDIR": str(root / "tmp"), "SKILL_DIR": str(cwd), "SKILL_NAME": skill.name,
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}   # output as it is written
         tool, note = sandbox.available()
-        sandboxed = bool(use_sandbox and tool)
-        if sandboxed:
+        sandboxed = False
+        if use_sandbox and tool:
             command = sandbox.command(tool, command, root, cwd)
+            sandboxed = True
         elif not use_sandbox:
             note = "sandbox turned off"
         before = {f.path: _digest_bytes(f.data) for f in skill_files_with_md(skill)}
@@ -241,8 +242,9 @@ def run(p: RunPlan, *, timeout: float = DEFAULT_TIMEOUT_S, on_output: Callable[[
     piece of stdout and stderr to ``on_output(stream, text)`` as it comes. Whatever happens, the
     script and everything it started are stopped before this returns."""
     start = time.monotonic()
-    kept = {"stdout": [], "stderr": []}
-    proc, pumps = None, []
+    kept: dict[str, list[str]] = {"stdout": [], "stderr": []}
+    proc: subprocess.Popen[bytes] | None = None
+    pumps: list[threading.Thread] = []
     timed_out = was_cancelled = False
     try:
         # Ctrl+C or SIGTERM while the script starts would leave it running unseen: held until it has.
@@ -268,7 +270,8 @@ def run(p: RunPlan, *, timeout: float = DEFAULT_TIMEOUT_S, on_output: Callable[[
             for t in pumps:
                 t.join(timeout=2)
             for pipe in (proc.stdout, proc.stderr):
-                pipe.close()
+                if pipe is not None:   # (never None: both are pipes)
+                    pipe.close()
     return RunResult(None if timed_out or was_cancelled else code, timed_out, was_cancelled, p.sandboxed,
                      p.sandbox_note, time.monotonic() - start, outputs(p), "".join(kept["stdout"]),
                      "".join(kept["stderr"]))

@@ -244,7 +244,10 @@ def _one_math_thread() -> None:
 
 
 def _embed_in_worker(texts: list[str]) -> np.ndarray:
-    return _worker_embedder.embed(texts)
+    embedder = _worker_embedder
+    if embedder is None:
+        raise RuntimeError("no embedder in this process: only the workers _worker_pool starts embed here")
+    return embedder.embed(texts)
 
 
 def _worker_pool(embedder: Embedder, count: int, threshold: int | None) -> tuple[ProcessPoolExecutor | None, int]:

@@ -21,7 +21,7 @@ MAX_SKILL_MD_BYTES = 5 * 1024 * 1024
 MAX_NUMBER_CHARS = 1000
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+class _Loader(_BaseLoader):
     """The safe loader, reporting values it cannot hold (a date that is not one, a number too long to
     print, an explicit tag on text it does not fit) where they are written."""
 
@@ -172,16 +172,16 @@ def split(text: str, path: str | None = None) -> SkillDocument:
         if _FENCE.fullmatch(raw):
             open_start, open_end = m.start(), m.end()
         break
-    if open_start is None:
+    if open_start is None or open_end is None:   # (set together)
         raise SkillParseError("SKILL.md must start with YAML frontmatter (---)", path, max(line_no, 1), 1)
     fm_start = open_end
     if fm_start > open_start and text[fm_start - 1] in "\r\n":  # else the text ends on the fence
-        m = _CLOSE_FENCE.search(text, fm_start)
-        if m is not None:
+        close = _CLOSE_FENCE.search(text, fm_start)
+        if close is not None:
             return SkillDocument(
                 text=text, prefix=text[:open_start], open_fence=text[open_start:open_end],
-                frontmatter_text=text[fm_start:m.start()], close_fence=m.group(0),
-                body=text[m.end():], path=path)
+                frontmatter_text=text[fm_start:close.start()], close_fence=close.group(0),
+                body=text[close.end():], path=path)
     raise SkillParseError("SKILL.md frontmatter not properly closed with ---", path,
                           count_lines(text[:open_start]) + 1, 1)
 

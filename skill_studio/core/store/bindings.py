@@ -10,6 +10,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from skill_studio.core import scores
 from skill_studio.core.bus_model import Binding, BindingError, Condition, check
+from skill_studio.core.store.connection import inserted_id
 from skill_studio.core.store.errors import NotFound, StoreError
 from skill_studio.core.store.event_log import EventLog, unpack_fires
 from skill_studio.core.store.rows import _json
@@ -62,9 +63,9 @@ class Bindings(EventLog):
                 errors.update(self._check_binding(b, f"binding {i}: " if numbered else ""))
             if errors:
                 raise BindingError(errors)
-            ids = [self._conn.execute(
+            ids = [inserted_id(self._conn.execute(
                 "INSERT INTO bindings (skill, event_type, action, params, conditions, priority, cooldown, enabled) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _values(b)).lastrowid for b in batch]
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _values(b))) for b in batch]
         return [self.binding(i) for i in ids]
 
     def restore_bindings(self, bindings: Iterable[Binding]) -> list[Binding]:
@@ -80,9 +81,9 @@ class Bindings(EventLog):
             ids = []
             for b in batch:
                 free = b.id is not None and not self._rows_of("SELECT 1 FROM bindings WHERE id = ?", (b.id,))
-                ids.append(self._conn.execute(
+                ids.append(inserted_id(self._conn.execute(
                     "INSERT INTO bindings (id, skill, event_type, action, params, conditions, priority, cooldown, "
-                    "enabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (b.id if free else None, *_values(b))).lastrowid)
+                    "enabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (b.id if free else None, *_values(b)))))
         return [self.binding(i) for i in ids]
 
     def update_binding(self, b: Binding) -> Binding:

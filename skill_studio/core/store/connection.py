@@ -28,6 +28,15 @@ def is_corruption(e: sqlite3.Error) -> bool:
     return "malformed" in str(e)
 
 
+def inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The rowid of the row the INSERT just run on ``cursor`` made (``lastrowid`` is None only
+    before a statement has run, or after ``executemany``)."""
+    rowid = cursor.lastrowid
+    if rowid is None:
+        raise StoreError("the store did not report the id of the row just written")
+    return rowid
+
+
 class Connection:
     """One SQLite file, shared safely between threads; other processes may use it at once (WAL)."""
 
@@ -37,32 +46,34 @@ class Connection:
         self.actor = actor or os.environ.get("USER") or "studio"
         self._lock = threading.RLock()
         self._writes = 0          # commits made through this connection
-        self._hits_key = None     # what the temporary search table holds (see Queries._hits)
-        self._grid_key = None     # the filter and store state Queries._grid last counted
+        self._hits_key: tuple[Any, ...] | None = None  # what the temporary search table holds (see Queries._hits)
+        self._grid_key: tuple[Any, ...] | None = None  # the filter and store state Queries._grid last counted
         self._grid_value: Any = {}  # or the Future of a count running on the reader
         self._reader: Any = None    # (second connection, its thread) for counts made in parallel
-        self._conn = None
+        conn: sqlite3.Connection | None = None
         try:
-            self._conn = sqlite3.connect(self.path, timeout=busy_timeout_ms / 1000,
-                                         isolation_level=None, check_same_thread=False)
-            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            conn = sqlite3.connect(self.path, timeout=busy_timeout_ms / 1000,
+                                   isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             # Read before anything is written: another program's file or a newer store stays as it is.
-            check_compatible(self._conn)
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.execute("PRAGMA foreign_keys = ON")
-            migrate(self._conn)
+            check_compatible(conn)
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            migrate(conn)
         except Incompatible as e:
-            self._conn.close()
+            if conn is not None:  # always set: only check_compatible and migrate raise Incompatible
+                conn.close()
             raise UnusableStore(self.path, e.kind, str(e)) from None
         except sqlite3.DatabaseError as e:
-            if self._conn is not None:
-                self._conn.close()
+            if conn is not None:
+                conn.close()
             if is_corruption(e):
                 raise UnusableStore(self.path, "damaged", f"the skill store is damaged ({e})") from None
             kind = "not-a-store" if "not a database" in str(e) else "unreadable"
             raise UnusableStore(self.path, kind, f"cannot open the skill store: {e}") from None
-        self._conn.row_factory = sqlite3.Row
+        conn.row_factory = sqlite3.Row
+        self._conn: sqlite3.Connection = conn
 
     # --- plumbing -----------------------------------------------------------
 

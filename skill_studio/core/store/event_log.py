@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from skill_studio.core import scores
-from skill_studio.core.store.connection import Connection
+from skill_studio.core.store.connection import Connection, inserted_id
 from skill_studio.core.store.errors import NotFound
 from skill_studio.core.store.history import _like_escape
 from skill_studio.core.store.rows import _json
@@ -74,15 +74,17 @@ class OutcomeLog:
 
     legend: Legend
     reasons: list[str]
-    codes: Sequence[int]     # a list or a numpy array
+    codes: Sequence[int] | np.ndarray     # a list or a numpy array
     ns: list[int]
-    results: list[dict]
+    results: Sequence[dict | None]   # None only for a fired outcome given without a result
 
     @classmethod
     def of(cls, outcomes: Sequence[dict]) -> OutcomeLog:
         """From dicts of OUTCOME_KEYS (duration_ms)."""
         index: dict[str, int] = {}
-        codes, ns, results = [], [], []
+        codes: list[int] = []
+        ns: list[int] = []
+        results: list[dict | None] = []
         for o in outcomes:
             if o.get("fired"):
                 codes.append(FIRED)
@@ -213,11 +215,11 @@ class EventLog(Connection):
                 self._conn.execute("INSERT OR IGNORE INTO bus_legends (id, legend) VALUES (?, ?)",
                                    (log.legend.id, log.legend.text))
                 log.legend.stored = self._legend_sweeps
-            event_id = self._conn.execute(
+            event_id = inserted_id(self._conn.execute(
                 "INSERT INTO bus_events (at, event_type, payload, fired, considered, ok, legend, codes, ns, "
                 "outcomes, depth, parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (at, event_type, _json(payload), fired, considered, int(bool(ok)), log.legend.id, codes, spent,
-                 text, depth, parent)).lastrowid
+                 text, depth, parent)))
             if fires is None:
                 fires = self._fired(event_type, fired_ids, at)
             if fires is not None:

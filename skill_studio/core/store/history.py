@@ -8,7 +8,7 @@ from typing import Any
 
 from skill_studio.core import scores
 from skill_studio.core.model import Skill, SkillFile
-from skill_studio.core.store.connection import Connection
+from skill_studio.core.store.connection import Connection, inserted_id
 from skill_studio.core.store.errors import NotFound
 from skill_studio.core.store.rows import AuditEntry, VersionInfo, _json
 
@@ -116,7 +116,7 @@ class History(Connection):
             cur = self._conn.execute(
                 "INSERT INTO health_runs (at, actor, settings, summary) VALUES (?, ?, ?, ?)",
                 (at or scores.format_time(scores.utcnow()), actor or self.actor, _json(settings), _json(summary)))
-            run = cur.lastrowid
+            run = inserted_id(cur)
             self._conn.executemany(
                 "INSERT INTO health_scores (run, skill, utility, redundancy, freshness, failure_risk, health) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)", [(run, *row) for row in rows])

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import builtins
 import functools
 import json
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
 from skill_studio.core.store.connection import Connection
@@ -14,11 +16,16 @@ from skill_studio.core.store.rows import (_ROW_COLUMNS, CARD_COLUMNS, SORT_COLUM
                                           skill_from_row)
 
 
-def _locked(method):
+_C = TypeVar("_C", bound=Connection)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _locked(method: Callable[Concatenate[_C, _P], _R]) -> Callable[Concatenate[_C, _P], _R]:
     """Run a read under the connection's lock: a text search fills a temporary table first,
     and another thread must not refill it before the query that reads it."""
     @functools.wraps(method)
-    def run(self, *args, **kwargs):
+    def run(self: _C, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with self._lock:
             return method(self, *args, **kwargs)
     return run
@@ -116,7 +123,7 @@ class Queries(Connection):
 
     @_locked
     def list(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False,
-             limit: int | None = None, offset: int = 0, summary: bool = True) -> list[Skill]:
+             limit: int | None = None, offset: int = 0, summary: bool = True) -> builtins.list[Skill]:
         """Skills matching the filters, sorted; ``sort='relevance'`` ranks a text search by bm25.
 
         With ``summary`` only the card fields are filled in (the body, SKILL.md
@@ -155,7 +162,7 @@ class Queries(Connection):
             return False
         return self._query(f"SELECT count(*) FROM {self._hits(query)}")[0][0] > threshold
 
-    def cards(self, names: list[str]) -> list[Skill]:
+    def cards(self, names: builtins.list[str]) -> builtins.list[Skill]:
         """The card fields of the named skills, in the order given (unknown names left out):
         what a view that holds only names fetches for the rows it shows."""
         rows = {r["name"]: r for r in self._query(
@@ -164,7 +171,7 @@ class Queries(Connection):
         return [skill_from_row(rows[n]) for n in names if n in rows]
 
     @_locked
-    def names(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False) -> list[str]:
+    def names(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False) -> builtins.list[str]:
         """Just the names of the matching skills, in order (what a list model holds)."""
         flt = flt or Filters()
         where, params, join = self._where(flt, ranked=sort == "relevance")
@@ -259,14 +266,15 @@ class Queries(Connection):
                 "avg_success_rate": avg[0], "avg_utility": avg[1], "avg_freshness": avg[2]}
 
     @_locked
-    def term_documents(self, terms: list[str]) -> dict[str, int]:
+    def term_documents(self, terms: builtins.list[str]) -> dict[str, int]:
         """How many skills each word of the full-text index appears in (words not indexed left out)."""
         self._conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.skills_vocab "
                            "USING fts5vocab(main, skills_fts, row)")
         return dict(self._rows_of("SELECT term, doc FROM temp.skills_vocab WHERE term IN "
                                   "(SELECT value FROM json_each(?))", (json.dumps(terms),)))
 
-    def ranked_matches(self, words: list[str], *, exclude: str, limit: int) -> list[tuple[str, float, str, str]]:
+    def ranked_matches(self, words: builtins.list[str], *, exclude: str,
+                       limit: int) -> builtins.list[tuple[str, float, str, str]]:
         """(name, bm25 rank, lifecycle, description) of the non-archived skills matching any of
         ``words``, best first (ranks are negative: lower is better)."""
         query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
@@ -275,19 +283,19 @@ class Queries(Connection):
             "WHERE skills_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid "
             "WHERE c.name != ? AND c.lifecycle != 'archived' ORDER BY f.rank", (query, limit, exclude))]
 
-    def match_cards(self) -> list[tuple]:
+    def match_cards(self) -> builtins.list[tuple]:
         """(name, description, trigger_pattern, lifecycle, trust_tier, origin, success_rate,
         utility_score, last_used_at, created_at, content_hash) of every skill, by name: what
         matching and the gate read."""
         return self._rows_of("SELECT name, description, trigger_pattern, lifecycle, trust_tier, origin, success_rate, "
                              "utility_score, last_used_at, created_at, content_hash FROM skill_cards ORDER BY name")
 
-    def names_from(self, sources: list[str]) -> dict[str, str]:
+    def names_from(self, sources: builtins.list[str]) -> dict[str, str]:
         """{source path: name} of the skills imported from these SKILL.md paths."""
         return dict(self._rows_of("SELECT source_path, name FROM procedural_memory WHERE source_path IN "
                                   "(SELECT value FROM json_each(?))", (json.dumps(sources),)))
 
-    def text_matches(self, words: list[str], limit: int) -> list[tuple[str, float]]:
+    def text_matches(self, words: builtins.list[str], limit: int) -> builtins.list[tuple[str, float]]:
         """(name, bm25 rank) of the skills whose indexed text holds any of ``words``, best first
         (ranks are negative: lower is better)."""
         if not words:
@@ -302,25 +310,25 @@ class Queries(Connection):
         return {r[0]: (r[1], r[2], r[3], r[4]) for r in self._query(
             "SELECT name, version, content_hash, origin, lifecycle FROM skill_cards")}
 
-    def tags(self) -> list[tuple[str, int]]:
+    def tags(self) -> builtins.list[tuple[str, int]]:
         """Every tag in use with the number of skills carrying it, most used first."""
         return [(r[0], r[1]) for r in self._query(
             "SELECT tag, count(*) FROM skill_tags GROUP BY tag ORDER BY count(*) DESC, tag")]
 
-    def dependents(self, name: str) -> list[str]:
+    def dependents(self, name: str) -> builtins.list[str]:
         """Skills (any lifecycle) whose depends_on names this skill."""
         return [r[0] for r in self._query(
             "SELECT c.name FROM skill_cards c, json_each(c.depends_on) j "
             "WHERE j.value = ? AND c.name != ? ORDER BY c.name", (name, name))]
 
-    def health_rows(self) -> list[tuple]:
+    def health_rows(self) -> builtins.list[tuple]:
         """(name, origin, lifecycle, trust_tier, pinned, use_count, utility_score, success_rate,
         freshness) of every skill, by name: what a health check scores."""
         return self._rows_of(
             "SELECT name, origin, lifecycle, trust_tier, pinned, use_count, utility_score, success_rate, "
             "freshness FROM skill_cards ORDER BY name")
 
-    def graph_rows(self) -> list[tuple]:
+    def graph_rows(self) -> builtins.list[tuple]:
         """(name, description, lifecycle, origin, trust_tier, utility_score, freshness, success_rate,
         use_count, depends_on, conflicts_with, parent_skill_id) of every skill, by name, with the
         two JSON lists decoded: what the dependency graph is built from."""
