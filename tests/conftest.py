@@ -1,6 +1,7 @@
 """Shared test setup: no display needed, and no test touches the user's own store."""
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -28,6 +29,31 @@ def png_bytes(width: int = 24, height: int = 16, colour: str = "#3056d3") -> byt
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     image.save(buffer, "PNG")
     return bytes(data)
+
+
+# What Qt says when an object is used from a thread other than its own (timers, events, children,
+# pixmaps): in the tests every such message fails the test that caused it. Widgets belong to the
+# GUI thread; a worker's signal connected to a bare lambda runs the lambda in the worker's thread.
+CROSS_THREAD = re.compile(r"from another thread|in a different thread|owned by a different thread|"
+                          r"outside the GUI thread|not safe to use pixmaps|threads started with QThread|"
+                          r"Cannot move to target thread|current thread is not the object's thread")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Fail a test (or its teardown) during which Qt reported an object used from another thread."""
+    report = yield
+    capture = getattr(item, "qt_log_capture", None)
+    if capture is None or call.when == "setup" or report.failed:
+        return report
+    seen = getattr(item, "_cross_thread_seen", 0)
+    messages = [r.message for r in capture.records[seen:] if CROSS_THREAD.search(r.message)]
+    item._cross_thread_seen = len(capture.records)
+    if messages:
+        report.outcome = "failed"
+        report.longrepr = ("Qt objects were used from a thread other than their own (widgets belong to "
+                           "the GUI thread):\n  " + "\n  ".join(dict.fromkeys(messages)))
+    return report
 
 
 @pytest.fixture(autouse=True)

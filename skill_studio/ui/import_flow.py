@@ -20,6 +20,7 @@ from skill_studio.core.names import printable
 from skill_studio.ui.safe_text import literal, warning
 from skill_studio.core.store import Store
 from skill_studio.ui.theme import current_tokens
+from skill_studio.ui.gui_thread import gui_only
 
 #: show_message(parent, title, text): how a function tells the user something (a warning box by default).
 ShowMessage = Callable[[QWidget | None, str, str], object]
@@ -88,10 +89,11 @@ class ImportRunner(QObject):
         self._worker = _ImportWorker(self._store, [str(p) for p in paths], Origin(origin), self._cancelled)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
-        self._worker.progressed.connect(self.progressed)
-        self._worker.succeeded.connect(self._on_succeeded)
-        self._worker.failed.connect(self._on_failed)
-        self._thread.finished.connect(self._on_thread_finished)
+        # The worker's thread emits these: each is queued to this object, in the GUI thread.
+        self._worker.progressed.connect(self.progressed, Qt.QueuedConnection)
+        self._worker.succeeded.connect(self._on_succeeded, Qt.QueuedConnection)
+        self._worker.failed.connect(self._on_failed, Qt.QueuedConnection)
+        self._thread.finished.connect(self._on_thread_finished, Qt.QueuedConnection)
         self._thread.start()
 
     def cancel(self) -> None:
@@ -103,16 +105,19 @@ class ImportRunner(QObject):
         return self._thread is None or self._thread.wait(msecs)
 
     @Slot(object)
+    @gui_only
     def _on_succeeded(self, report: ImportReport) -> None:
         self._outcome = ("finished", report)
         self._thread.quit()
 
     @Slot(str)
+    @gui_only
     def _on_failed(self, message: str) -> None:
         self._outcome = ("failed", message)
         self._thread.quit()
 
     @Slot()
+    @gui_only
     def _on_thread_finished(self) -> None:
         thread, worker, outcome = self._thread, self._worker, self._outcome
         self._thread = self._worker = None
@@ -143,6 +148,7 @@ class ImportProgressDialog(QProgressDialog):
         runner.progressed.connect(self.show_progress)
 
     @Slot(int, str)
+    @gui_only
     def show_progress(self, done: int, source: str) -> None:
         width = max(self.width() - 60, 300)
         shown = self.fontMetrics().elidedText(source, Qt.ElideMiddle, width)

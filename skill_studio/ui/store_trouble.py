@@ -8,11 +8,12 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QEventLoop, QObject, Qt, QUrl
+from PySide6.QtCore import QEventLoop, QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from skill_studio.core.store import StoreError, UnusableStore
+from skill_studio.ui.gui_thread import GuiCaller, gui_only
 from skill_studio.ui.task_worker import TaskWorker, start_worker
 
 _LABELS = {"rescue": ("Rescue skills…", QMessageBox.ActionRole), "open": ("Open another store…", QMessageBox.AcceptRole),
@@ -42,6 +43,34 @@ def _escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+class _RescueWatch(QObject):
+    """The rescue worker's signals, received on the GUI thread: the dialog shows the progress, the
+    outcome is kept, and the waiting loop ends when the worker is done."""
+
+    def __init__(self, dialog: QProgressDialog, loop: QEventLoop):
+        super().__init__()
+        self.dialog, self.loop = dialog, loop
+        self.result: dict = {}
+
+    @Slot(str, int, int)
+    @gui_only
+    def progressed(self, stage: str, done: int, total: int) -> None:
+        self.dialog.setMaximum(total)
+        self.dialog.setValue(done)
+
+    @Slot(object)
+    def succeeded(self, report) -> None:
+        self.result["report"] = report
+
+    @Slot(str)
+    def failed(self, message: str) -> None:
+        self.result["error"] = message
+
+    @Slot()
+    def done(self) -> None:
+        self.loop.quit()
+
+
 class StoreTrouble(QObject):
     """The questions and the rescue, with every dialog replaceable (tests answer them)."""
 
@@ -58,6 +87,7 @@ class StoreTrouble(QObject):
         self.tell: Callable[[str, str, str], None] = self._tell   # (title, text, folder to offer or "")
         self._showing = False
         self._damage_told = False
+        self._gui = GuiCaller(self)
 
     # --- at start -------------------------------------------------------------------
 
@@ -96,21 +126,23 @@ class StoreTrouble(QObject):
         dest = self.pick_folder()
         if not dest:
             return None
-        progress = QProgressDialog("Reading the skills the store still holds…", None, 0, 0, self.parent_widget)
-        progress.setWindowTitle("Rescue skills")
-        progress.setMinimumDuration(300)
-        result: dict = {}
+        dialog = QProgressDialog("Reading the skills the store still holds…", None, 0, 0, self.parent_widget)
+        dialog.setWindowTitle("Rescue skills")
+        dialog.setMinimumDuration(300)
         loop = QEventLoop()
+        watch = _RescueWatch(dialog, loop)
         worker = TaskWorker(lambda path, progress, cancelled: rescue(path, dest, lambda d, t: progress("rows", d, t)),
                             store_path, threading.Event())
-        worker.progressed.connect(lambda stage, done, total: (progress.setMaximum(total), progress.setValue(done)))
-        worker.succeeded.connect(lambda report: result.update(report=report))
-        worker.failed.connect(lambda message: result.update(error=message))
-        worker.done.connect(loop.quit)
+        # Received by slots of an object of the GUI thread: queued there, never run by the worker.
+        worker.progressed.connect(watch.progressed, Qt.QueuedConnection)
+        worker.succeeded.connect(watch.succeeded, Qt.QueuedConnection)
+        worker.failed.connect(watch.failed, Qt.QueuedConnection)
+        worker.done.connect(watch.done, Qt.QueuedConnection)
         thread = start_worker(worker, self, "rescue")
         loop.exec()
         thread.wait()
-        progress.close()
+        dialog.close()
+        result = watch.result
         if "error" in result:
             self.tell("Rescue failed", _escape(result["error"].split(": ", 1)[-1]), "")
             return None
@@ -147,22 +179,26 @@ class StoreTrouble(QObject):
 
         def hook(kind, error, tb):
             previous(kind, error, tb)
-            damaged = isinstance(error, UnusableStore) and error.kind == "damaged"
-            if QApplication.instance() is None or self._showing or (damaged and self._damage_told):
-                return
-            self._showing = True
-            try:
-                if damaged:
-                    self._damage_told = True
-                    title, text = describe(error)
-                    if self.choose(title, text, ("rescue", "close")) == "rescue":
-                        self.rescue(Path(error.path))
-                elif isinstance(error, StoreError):
-                    self.tell("Not done", _escape(str(error)), "")
-                else:
-                    self.tell("Unexpected error", _escape(f"{kind.__name__}: {error}") +
-                              "<p>Your skills are in the store; the details are in the terminal output.</p>", "")
-            finally:
-                self._showing = False
+            if QApplication.instance() is not None:
+                self._gui.call(self._report, kind, error)   # shown on the GUI thread, whichever raised
 
         sys.excepthook = hook
+
+    def _report(self, kind: type, error: BaseException) -> None:
+        damaged = isinstance(error, UnusableStore) and error.kind == "damaged"
+        if self._showing or (damaged and self._damage_told):
+            return
+        self._showing = True
+        try:
+            if damaged:
+                self._damage_told = True
+                title, text = describe(error)
+                if self.choose(title, text, ("rescue", "close")) == "rescue":
+                    self.rescue(Path(error.path))
+            elif isinstance(error, StoreError):
+                self.tell("Not done", _escape(str(error)), "")
+            else:
+                self.tell("Unexpected error", _escape(f"{kind.__name__}: {error}") +
+                          "<p>Your skills are in the store; the details are in the terminal output.</p>", "")
+        finally:
+            self._showing = False

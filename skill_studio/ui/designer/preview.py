@@ -15,6 +15,7 @@ from skill_studio.ui import theme
 from skill_studio.ui.designer.link_dialog import confirm_web_link, open_in_browser, web_link
 from skill_studio.ui.designer.preview_files import decode_skill_image, skill_path
 from skill_studio.ui.safe_text import literal
+from skill_studio.ui.gui_thread import gui_only
 
 __all__ = ["EMPTY_HINT", "PreviewPane", "SourceMap", "decode_skill_image", "skill_path"]
 
@@ -170,7 +171,7 @@ class PreviewPane(QTextBrowser):
         self._seq = 0
         self._ticket = _Ticket()
         self._sink = _ResultSink()  # owned by Python, not the pane: a running job keeps it alive
-        self._sink.finished.connect(self._apply)
+        self._sink.finished.connect(self._apply, Qt.QueuedConnection)  # emitted by pool threads
         self._map = SourceMap("", [])
         self._anchor_blocks: dict[str, int] | None = None
         self._debounce = QTimer(self)
@@ -275,6 +276,7 @@ class PreviewPane(QTextBrowser):
         self._shown = key
         self._apply(self._seq, key[0], result)
 
+    @gui_only
     def _apply(self, seq: int, text: str, result: RenderResult) -> None:
         if seq != self._seq:
             return  # an older render finishing late; the newest is on its way

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSta
 from skill_studio.core.diagnostics import Diagnostic, Severity
 from skill_studio.core.validate import PROFILES, validate_text
 from skill_studio.ui.theme import current_tokens
+from skill_studio.ui.gui_thread import gui_only
 
 __all__ = ["DEBOUNCE_MS", "PROFILE_LABELS", "ProblemsPanel", "ValidationRunner", "safe_validate", "severity_icon"]
 
@@ -83,7 +84,7 @@ class ValidationRunner(QObject):
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._relay = _Relay()  # owned by Python: a running job keeps it alive
-        self._relay.resultReady.connect(self._deliver)
+        self._relay.resultReady.connect(self._deliver, Qt.QueuedConnection)  # emitted by the pool's thread
 
     def request(self, text: str, folder_name: str | None, profile: str, files: Sequence[str] | None = None,
                 library_names: Sequence[str] | None = None) -> None:
@@ -134,6 +135,7 @@ class ValidationRunner(QObject):
         self._pool.clear()  # a queued job that has not started is stale now
         self._pool.start(_ValidationJob(self._relay, seq, partial(safe_validate, self._validate, *args)))
 
+    @gui_only
     def _deliver(self, seq: int, diags: list) -> None:
         if seq != self._seq:
             return

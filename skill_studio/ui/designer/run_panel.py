@@ -17,6 +17,7 @@ from skill_studio.core import sandbox, script_run
 from skill_studio.core.model import Skill
 from skill_studio.ui.safe_text import question
 from skill_studio.ui.theme import current_tokens
+from skill_studio.ui.gui_thread import gui_only
 
 MAX_SHOWN_CHARS = 1_000_000    # more output than this is counted, not shown
 CHARS_PER_TICK = 64 * 1024     # shown per look at the queue (20 a second)
@@ -191,7 +192,7 @@ class RunPanel(QWidget):
         self._thread.setObjectName("script-run")
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
-        self._worker.finished.connect(self._finished)
+        self._worker.finished.connect(self._finished, Qt.QueuedConnection)
         self._thread.start()
         self._drain.start()
         self.run_button.setEnabled(False)
@@ -279,6 +280,7 @@ class RunPanel(QWidget):
         self.output.ensureCursorVisible()
 
     @Slot(object)
+    @gui_only
     def _finished(self, result) -> None:
         self._show_pending(final=True)
         self._drain.stop()

@@ -21,6 +21,7 @@ from skill_studio.ui.graph.graph_canvas import GraphCanvas
 from skill_studio.ui.graph.graph_scene import CYCLE_RED, GraphScene
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
+from skill_studio.ui.gui_thread import gui_only
 
 LAYOUTS = (("layered", "Layered"), ("spring", "Force-directed"), ("radial", "Radial"))
 
@@ -270,6 +271,7 @@ class GraphView(WorkerOwner, QWidget):
             self.reload()
 
     @Slot(object)
+    @gui_only
     def _loaded(self, prepared: Prepared) -> None:
         self._cache = {prepared.key: prepared.positions}   # kept until the graph changes
         self.prepared = prepared
@@ -299,11 +301,13 @@ class GraphView(WorkerOwner, QWidget):
             self._show_highlights()
 
     @Slot(str)
+    @gui_only
     def _failed(self, message: str) -> None:
         self.status.setText("The graph could not be loaded")
         self._finished()
         self.tell("Graph", f"The dependency graph could not be loaded:\n\n{message}")
 
+    @gui_only
     def _finished(self) -> None:
         self._running = False
         if self._again and not self._closed:

@@ -19,6 +19,7 @@ from skill_studio.ui.health.health_parts import BarDelegate, SummaryStrip, Trend
 from skill_studio.ui.health.health_settings import HealthSettingsPage
 from skill_studio.ui.safe_text import question, warning
 from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
+from skill_studio.ui.gui_thread import gui_only
 
 ALL_BANDS = "All bands"
 
@@ -214,6 +215,7 @@ class HealthView(WorkerOwner, QWidget):
             self.stage_label.setText("Starting\u2026")
 
     @Slot(str, int, int)
+    @gui_only
     def _on_progress(self, stage: str, done: int, total: int) -> None:
         if not self._running or self._cancel.is_set():
             return
@@ -222,18 +224,21 @@ class HealthView(WorkerOwner, QWidget):
         self.stage_label.setText(f"{stage} {done}/{total}")
 
     @Slot(object)
+    @gui_only
     def _on_succeeded(self, result) -> None:
         self._set_running(False)
         self.show_result(result)
         self.runFinished.emit(result)
 
     @Slot()
+    @gui_only
     def _on_interrupted(self) -> None:
         self._set_running(False)
         self.status_label.setText("Cancelled: nothing was stored")
         self.runCancelled.emit()
 
     @Slot(str)
+    @gui_only
     def _on_failed(self, message: str) -> None:
         self._set_running(False)
         self.status_label.setText(f"The health check failed: {message}")
