@@ -26,16 +26,16 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skill_studio.core import bus  # noqa: E402
-from skill_studio.core.bus import Binding, Condition  # noqa: E402
-from skill_studio.core.folders import build_skill  # noqa: E402
-from skill_studio.core.model import Lifecycle, Origin  # noqa: E402
-from skill_studio.core.store import Store  # noqa: E402
+from skill_studio.core import bus
+from skill_studio.core.bus import Binding, Condition
+from skill_studio.core.folders import build_skill
+from skill_studio.core.model import Lifecycle, Origin
+from skill_studio.core.store import Store
 
 REPOS = ["api", "web", "docs", "infra", "mobile"]
 BRANCHES = ["main", "dev", "release", "feature/x"]
@@ -86,7 +86,7 @@ def build(store: Store, skills: int, bindings: int, types: int, seed: int) -> li
 
 def run(store: Store, event_types: list[str], seconds: float, record: bool, seed: int) -> None:
     rng = random.Random(seed)
-    clock = datetime(2030, 1, 1, tzinfo=timezone.utc)
+    clock = datetime(2030, 1, 1, tzinfo=UTC)
     times, fired, considered, chains, reading = [], 0, 0, 0, 0.0
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:

@@ -29,14 +29,13 @@ DEFAULT_DB = Path(tempfile.gettempdir()) / "skill-studio-bench-100k.db"
 def first_paint_child(db: str) -> None:
     """Run in a fresh process: time from interpreter start to the first painted page of cards."""
     t_start = float(os.environ["BENCH_T0"])
-    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtCore import QEvent, QObject, QSettings
     from PySide6.QtWidgets import QApplication
 
     from skill_studio.core.store import Store
     from skill_studio.ui import theme
     from skill_studio.ui.main_window import MainWindow
     from skill_studio.ui.settings import StudioSettings
-    from PySide6.QtCore import QSettings
 
     app = QApplication([])
     theme.apply_theme(app, theme.LIGHT)
@@ -46,7 +45,7 @@ def first_paint_child(db: str) -> None:
     painted = []
 
     class Spy(QObject):
-        def eventFilter(self, obj, event):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt's virtual
             if event.type() == QEvent.Paint and not painted:
                 painted.append(time.time())
             return False

@@ -21,11 +21,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_query import build  # noqa: E402
-from bench_similarity import check, peak_mib, worker_peak_mib  # noqa: E402
+from bench_query import build
+from bench_similarity import check, peak_mib, worker_peak_mib
 
-from skill_studio.core import health  # noqa: E402
-from skill_studio.core.store import Store  # noqa: E402
+from skill_studio.core import health
+from skill_studio.core.store import Store
 
 
 def measure(n: int, folder: Path) -> None:

@@ -22,11 +22,11 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from make_library import make  # noqa: E402
+from make_library import make
 
-from skill_studio.core.folders import discover  # noqa: E402
-from skill_studio.core.importer import import_paths  # noqa: E402
-from skill_studio.core.store import Store  # noqa: E402
+from skill_studio.core.folders import discover
+from skill_studio.core.importer import import_paths
+from skill_studio.core.store import Store
 
 
 def floor(folders: list[Path]) -> float:

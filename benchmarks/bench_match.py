@@ -5,8 +5,8 @@ Usage: python benchmarks/bench_match.py [--n 100000] [--db PATH] [--runs 100]
 The store is built once (as bench_query builds it) and kept at --db for later runs. The first
 query embeds every skill's card (name and description) and keeps the vectors; the figures that
 follow are per query from then on, for each strategy, with queries made of words the library
-uses or taken from descriptions. Target: under 100 ms per query with vectors cached. Figures only; nothing here asserts a
-time.
+uses or taken from descriptions. Target: under 100 ms per query with vectors cached. Figures only;
+nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_query import build  # noqa: E402
-from make_library import WORDS  # noqa: E402
+from bench_query import build
+from make_library import WORDS
 
-from skill_studio.core import matching  # noqa: E402
-from skill_studio.core.store import Store  # noqa: E402
+from skill_studio.core import matching
+from skill_studio.core.store import Store
 
 
 def figures(label: str, times: list[float]) -> None:

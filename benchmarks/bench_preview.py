@@ -9,6 +9,7 @@ Targets: render under 100 ms; a keystroke under 16 ms. The SKILL.md is built her
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -91,7 +92,7 @@ def main() -> None:
         pane.set_markdown(body.replace("Section 2:", f"Section 2 (edit {i}):", 1), first_line)
         t0 = time.perf_counter()
         done = []
-        pane.rendered.connect(lambda: done.append(1))
+        pane.rendered.connect(functools.partial(done.append, 1))
         pane.render_now()
         while not done:
             app.processEvents()

@@ -20,11 +20,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from make_library import COMMON, WORDS, generate  # noqa: E402
+from make_library import COMMON, WORDS, generate
 
-from skill_studio.core.folders import build_skill  # noqa: E402
-from skill_studio.core.model import Lifecycle, Origin, SkillFile  # noqa: E402
-from skill_studio.core.store import Filters, Store  # noqa: E402
+from skill_studio.core.folders import build_skill
+from skill_studio.core.model import Lifecycle, Origin, SkillFile
+from skill_studio.core.store import Filters, Store
 
 STATES = [s.value for s in Lifecycle]
 

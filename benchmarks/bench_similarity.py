@@ -24,13 +24,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_query import build  # noqa: E402
-from make_library import generate  # noqa: E402
+from bench_query import build
+from make_library import generate
 
-from skill_studio.core.folders import build_skill  # noqa: E402
-from skill_studio.core.model import Origin  # noqa: E402
-from skill_studio.core.similarity import SimilarityIndex  # noqa: E402
-from skill_studio.core.store import Store  # noqa: E402
+from skill_studio.core.folders import build_skill
+from skill_studio.core.model import Origin
+from skill_studio.core.similarity import SimilarityIndex
+from skill_studio.core.store import Store
 
 
 def peak_mib() -> float:
@@ -68,7 +68,7 @@ def run(n: int, folder: Path) -> None:
 def add_copies(store: Store, k: int) -> None:
     """Lightly edited copies of the first k generated skills (one line changed, one removed)."""
     skills = []
-    for i, (name, text, _) in enumerate(generate(k, seed=11)):
+    for name, text, _ in generate(k, seed=11):
         lines = text.replace(f"name: {name}", f"name: {name}-copy", 1).split("\n")
         lines[-3] += " Also check the output first."
         del lines[-5]
@@ -94,8 +94,8 @@ def check(n: int, folder: Path) -> None:
             worst = max((abs(got[k] - expected[k]) for k in got.keys() & expected.keys()), default=0.0)
             same = got.keys() == expected.keys()
             copies = sum(a.endswith("-copy") or b.endswith("-copy") for a, b in got)
-            print(f"  threshold {threshold}: {len(got):,} pairs ({copies} with an edited copy), same pairs as brute force: {same}, "
-                  f"largest difference {worst:.2e}")
+            print(f"  threshold {threshold}: {len(got):,} pairs ({copies} with an edited copy), "
+                  f"same pairs as brute force: {same}, largest difference {worst:.2e}")
         off = sims[~np.eye(len(names), dtype=bool)]
         print(f"  similarity of distinct skills: mean {off.mean():.3f}, max {off.max():.3f}")
 

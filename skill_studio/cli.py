@@ -7,8 +7,9 @@ import json
 import os
 import sqlite3
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from skill_studio import __version__
 from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
@@ -292,8 +293,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("show", "show one skill: fields, scores, files, history", cmd_show)
     s.add_argument("name")
 
-    from skill_studio import (cli_agents, cli_authoring, cli_bus, cli_graph, cli_health, cli_linked, cli_review,
-                              cli_runtime, cli_store)
+    from skill_studio import (
+        cli_agents,
+        cli_authoring,
+        cli_bus,
+        cli_graph,
+        cli_health,
+        cli_linked,
+        cli_review,
+        cli_runtime,
+        cli_store,
+    )
 
     for module in (cli_authoring, cli_review, cli_health, cli_graph, cli_bus, cli_agents, cli_linked,
                    cli_runtime, cli_store):   # each area

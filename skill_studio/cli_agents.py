@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from skill_studio.core.prompt import available_skills_block, skill_md_location
 
@@ -246,13 +246,15 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
              cmd_prompt, json_flag=False)
     pr.add_argument("names", nargs="*", metavar="NAME|PATH")
     pr.add_argument("--gated", action="store_true", help="only the skills that pass the gate")
-    ins = add("install", "install skills into an agent's skill folder (read-only copies; the gated set when none named)",
-              cmd_install)
+    ins = add("install", "install skills into an agent's skill folder (read-only copies; the gated set when "
+              "none named)", cmd_install)
     ins.add_argument("names", nargs="*", metavar="NAME")
-    ins.add_argument("--to", required=True, metavar="DIR", help="e.g. .claude/skills, .agents/skills, WORKSPACE/.skills")
+    ins.add_argument("--to", required=True, metavar="DIR",
+                     help="e.g. .claude/skills, .agents/skills, WORKSPACE/.skills")
     ins.add_argument("--link", action="store_true", help="link to each skill's own folder instead of copying "
                                                           "(edits through the link change the library)")
-    ins.add_argument("--prune", action="store_true", help="remove skills installed there before that are not in the set")
+    ins.add_argument("--prune", action="store_true",
+                     help="remove skills installed there before that are not in the set")
     ins.add_argument("--force", action="store_true", help="also replace or remove installed skills changed by hand")
     un = add("uninstall", "remove skills the studio installed in a folder (nothing else there is touched)",
              cmd_uninstall)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from skill_studio.core.templates import TEMPLATES
 

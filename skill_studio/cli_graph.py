@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # networkx is imported only by the commands that need it
     from skill_studio.core.graph import SkillGraph

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from skill_studio.core.lifecycle import MOVES
 

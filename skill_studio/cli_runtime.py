@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 
 def _interrupt(*_args) -> None:

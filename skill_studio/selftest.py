@@ -13,8 +13,8 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 TIMEOUT = 30.0   # seconds a step may wait for work done on a thread
 

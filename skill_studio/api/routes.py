@@ -4,9 +4,10 @@ command line use. A handler takes the request and returns (status, JSON data) or
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.core.skill_json import detail_json, files_json, summary_json
@@ -222,7 +223,8 @@ def _move(action: str) -> Callable[[Request], tuple[int, Any]]:
 
 
 def merge(req: Request) -> tuple[int, Any]:
-    from skill_studio.core.merge import merge as merge_skills, merge_preview
+    from skill_studio.core.merge import merge as merge_skills
+    from skill_studio.core.merge import merge_preview
 
     target, source = _skill(req, "target"), _skill(req, "source")
     preview = merge_preview(req.store, target.name, source.name)

@@ -19,8 +19,17 @@ from skill_studio.api import SERVER_SETTING
 from skill_studio.api.openapi import openapi_document
 from skill_studio.api.routes import ROUTES, ApiError, Request
 from skill_studio.core import scores
-from skill_studio.core.store import (AlreadyExists, DependentsExist, NotFound, ReadOnlySkill, Store, StoreBusy,
-                                     StoreError, UnusableStore, VersionConflict)
+from skill_studio.core.store import (
+    AlreadyExists,
+    DependentsExist,
+    NotFound,
+    ReadOnlySkill,
+    Store,
+    StoreBusy,
+    StoreError,
+    UnusableStore,
+    VersionConflict,
+)
 
 MAX_BODY_BYTES = 1024 * 1024
 MAX_CONNECTIONS = 32           # more at once are turned away (each holds a thread)
@@ -92,25 +101,25 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = SOCKET_TIMEOUT_S
     _body_read = False
 
-    def do_GET(self) -> None:      # noqa: N802 (the http.server names)
+    def do_GET(self) -> None:
         self._handle("GET")
 
-    def do_POST(self) -> None:     # noqa: N802
+    def do_POST(self) -> None:
         self._handle("POST")
 
-    def do_DELETE(self) -> None:   # noqa: N802
+    def do_DELETE(self) -> None:
         self._handle("DELETE")
 
-    def do_PUT(self) -> None:      # noqa: N802
+    def do_PUT(self) -> None:
         self._handle("PUT")
 
-    def do_PATCH(self) -> None:    # noqa: N802
+    def do_PATCH(self) -> None:
         self._handle("PATCH")
 
-    def do_HEAD(self) -> None:     # noqa: N802
+    def do_HEAD(self) -> None:
         self._handle("HEAD")
 
-    def do_OPTIONS(self) -> None:  # noqa: N802
+    def do_OPTIONS(self) -> None:
         self._handle("OPTIONS")
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
@@ -132,7 +141,7 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         return super().handle_expect_100()
 
-    def log_message(self, format: str, *args: Any) -> None:   # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args: Any) -> None:
         if not self.server.quiet:
             super().log_message(format, *args)
 

@@ -16,7 +16,9 @@ from pathlib import Path
 
 from .model import SkillFile
 from .names import file_name_problem
-from .skill_paths import DRIVE_RE as _DRIVE_RE, collision_key as _collision_key, safe_relative_path
+from .skill_paths import DRIVE_RE as _DRIVE_RE
+from .skill_paths import collision_key as _collision_key
+from .skill_paths import safe_relative_path
 from .skillmd import MAX_SKILL_MD_BYTES
 
 __all__ = [

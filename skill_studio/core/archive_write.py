@@ -6,11 +6,17 @@ import os
 import stat
 import tempfile
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from skill_studio.core.archive import (_EXPORT_EXCLUDED_DIRS, FIXED_DATE_TIME, SKILL_MD_NAMES, ArchiveError,
-                                       _collision_key, safe_relative_path)
+from skill_studio.core.archive import (
+    _EXPORT_EXCLUDED_DIRS,
+    FIXED_DATE_TIME,
+    SKILL_MD_NAMES,
+    ArchiveError,
+    _collision_key,
+    safe_relative_path,
+)
 from skill_studio.core.atomic import fsync_dir, remove_stale
 from skill_studio.core.model import SkillFile
 

@@ -11,14 +11,25 @@ skills and settings stay the same, so dispatching never scans them all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from skill_studio.core import scores
 from skill_studio.core.bus_actions import fill_text, fill_value
 from skill_studio.core.bus_engine import MAX_EMITTED, Index, Run, forget, index_of
-from skill_studio.core.bus_model import (ACTIONS, KNOWN_EVENT_TYPES, MAX_COOLDOWN, MAX_DEPTH, MAX_PRIORITY, Binding,
-                                         BindingError, Condition,
-                                         Dispatched, Outcome, check, check_condition_value)
+from skill_studio.core.bus_model import (
+    ACTIONS,
+    KNOWN_EVENT_TYPES,
+    MAX_COOLDOWN,
+    MAX_DEPTH,
+    MAX_PRIORITY,
+    Binding,
+    BindingError,
+    Condition,
+    Dispatched,
+    Outcome,
+    check,
+    check_condition_value,
+)
 from skill_studio.core.bus_yaml import as_mapping, export_yaml, import_yaml
 from skill_studio.core.store import EventRecord, Store
 
@@ -56,7 +67,7 @@ def status(store: Store, now: datetime | None = None, *, recent: int = 0) -> Bus
 def _utc(now: datetime | None) -> datetime:
     if now is None:
         return scores.utcnow()
-    return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+    return now if now.tzinfo else now.replace(tzinfo=UTC)
 
 
 def dispatch(store: Store, event_type: str, payload: dict | None = None, now: datetime | None = None, *,

@@ -103,7 +103,8 @@ def describer(b: Binding, warning: str | None, locate):
     if action == "inject_context":
         key, fill, fixed = "text", compile_text(str(p.get("text") or "")), {}
     elif action == "notify":
-        key, fill, fixed = "message", compile_text(str(p.get("message") or "")), {"channel": p.get("channel") or "default"}
+        key, fill = "message", compile_text(str(p.get("message") or ""))
+        fixed = {"channel": p.get("channel") or "default"}
     elif action == "emit_event":
         key, fill, fixed = "payload", compile_value(p.get("payload") or {}), {"event_type": p.get("event_type")}
     elif action == "call_tool":

@@ -14,7 +14,7 @@ import json
 import re
 import time
 import weakref
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -43,7 +43,7 @@ def _shown(text: str) -> str:
 
 
 def cooling_reason(until: float) -> str:
-    return f"cooling down until {scores.format_time(datetime.fromtimestamp(until, timezone.utc))}"
+    return f"cooling down until {scores.format_time(datetime.fromtimestamp(until, UTC))}"
 
 
 class _Cond:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 #: action -> (required parameters, optional parameters)
 ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

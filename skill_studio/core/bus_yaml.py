@@ -23,9 +23,11 @@ import yaml
 from skill_studio.core.bus_model import Binding, BindingError, Condition, check, text_of
 
 try:
-    from yaml import CSafeDumper as _Dumper, CSafeLoader as _Loader
+    from yaml import CSafeDumper as _Dumper
+    from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - PyYAML without libyaml
-    from yaml import SafeDumper as _Dumper, SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeDumper as _Dumper  # type: ignore[assignment]  # the C classes' pure-Python twins
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]  # the same
 
 if TYPE_CHECKING:
     from skill_studio.core.store import Store

@@ -9,8 +9,14 @@ from typing import Any
 
 import yaml
 
-from skill_studio.core.skillmd import (SkillDocument, SkillParseError, _Loader, compose_yaml, parse_document,
-                                       quote_scalar_double)
+from skill_studio.core.skillmd import (
+    SkillDocument,
+    SkillParseError,
+    _Loader,
+    compose_yaml,
+    parse_document,
+    quote_scalar_double,
+)
 
 _PLAIN_OK = re.compile(r"[A-Za-z0-9_./()][A-Za-z0-9 _./,()'+*&%$@!?=~-]*")
 

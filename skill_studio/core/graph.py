@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterable
+from typing import Any
 
 import networkx as nx
 
@@ -359,8 +360,7 @@ def write_graphml(g: SkillGraph, path) -> None:
     nx.write_graphml(graphml_graph(g), path)
 
 
-from skill_studio.core.graph_layout import (LAYOUTS, layered_layout, radial_layout,  # noqa: E402
-                                            spring_layout)
+from skill_studio.core.graph_layout import LAYOUTS, layered_layout, radial_layout, spring_layout  # noqa: E402
 
 __all__ = ["EDGE_CONFLICTS", "EDGE_DEPENDS", "EDGE_KINDS", "EDGE_PARENT", "LAYOUTS", "MAX_CYCLES", "CycleError",
            "Node", "Problem", "SkillGraph", "graphml_graph", "layered_layout", "radial_layout", "spring_layout",

@@ -8,12 +8,12 @@ undoable like a reviewer's). Thresholds and weights come from the store's settin
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable
 
 from skill_studio.core import scores
-from skill_studio.core.lifecycle import Change, MOVES, move
+from skill_studio.core.lifecycle import MOVES, Change, move
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
 from skill_studio.core.store import Store, StoreError
 

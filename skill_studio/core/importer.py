@@ -5,15 +5,23 @@ from __future__ import annotations
 import os
 import queue
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import yaml
 
 from skill_studio.core import skillmd
-from skill_studio.core.folders import (ARCHIVE_SUFFIXES, FolderError, discover, has_skill_md,
-                                       missing_path_reason, read_folder, skill_from_document)
+from skill_studio.core.folders import (
+    ARCHIVE_SUFFIXES,
+    FolderError,
+    discover,
+    has_skill_md,
+    missing_path_reason,
+    read_folder,
+    skill_from_document,
+)
 from skill_studio.core.frontmatter import set_field
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
 from skill_studio.core.names import LookAlikes, mixed_scripts, printable, skill_name_problem
@@ -153,7 +161,7 @@ class _Writer:
             if self.error is None:
                 try:
                     job()
-                except BaseException as e:  # handed back to the importing thread
+                except BaseException as e:  # noqa: BLE001 - handed back to the importing thread
                     self.error = e
 
     def add(self, batch: list[tuple[ImportEntry, Skill]]) -> None:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable
 
 from skill_studio.core import scores
 from skill_studio.core.folders import export_folder, skill_files_with_md

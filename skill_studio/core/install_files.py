@@ -47,7 +47,7 @@ def remove(path: Path) -> None:
 
 def listing(place: Path) -> dict[str, Path]:
     out = {}
-    for root, dirs, files in os.walk(place):
+    for root, _dirs, files in os.walk(place):
         for f in files:
             p = Path(root) / f
             out[str(p.relative_to(place))] = p

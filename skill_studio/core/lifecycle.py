@@ -60,7 +60,7 @@ class Change:
     def names(self) -> list[str]:
         return list(dict.fromkeys([*self.before, *self.after]))
 
-    def add(self, later: "Change") -> "Change":
+    def add(self, later: Change) -> Change:
         """Fold a later change into this one (one undo step): the earliest before, the latest after."""
         for name, skill in later.before.items():
             self.before.setdefault(name, skill)

@@ -24,10 +24,10 @@ from pathlib import Path
 
 from skill_studio.core.atomic import is_staging
 from skill_studio.core.folders import FolderError, build_skill, discover, find_skill_md, read_folder
+from skill_studio.core.linked_write import write_folder
 from skill_studio.core.model import Origin
 from skill_studio.core.skillmd import SkillParseError
 from skill_studio.core.store import Store, StoreError
-from skill_studio.core.linked_write import write_folder
 from skill_studio.core.store.rows import content_hash
 
 SETTING = "linked.folders"   # {folder: {"skills": {relative path: {"name": ..., "hash": ...}}}}

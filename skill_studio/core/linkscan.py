@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 import markdown
 
@@ -77,7 +77,7 @@ class _BoundedLinkMixin:
         return href, title, index + end, handled
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bounded(cls: type) -> type:
     return type(f"Bounded{cls.__name__}", (_BoundedLinkMixin, cls), {})
 

@@ -33,10 +33,9 @@ import numpy as np
 import regex
 
 from skill_studio.core import scores
-from skill_studio.core.embedding import STOP_WORDS
+from skill_studio.core.embedding import STOP_WORDS, Embedder, HashedTfidfEmbedder
 from skill_studio.core.gate import gate_reason, gate_warning
 from skill_studio.core.model import Lifecycle
-from skill_studio.core.embedding import Embedder, HashedTfidfEmbedder
 from skill_studio.core.store import Store
 
 STRATEGIES = ("auto", "vectors", "keywords")

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from skill_studio.core.model import Skill
 

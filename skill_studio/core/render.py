@@ -5,9 +5,9 @@ from __future__ import annotations
 import html
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable
 
 import markdown
 from markdown.extensions import Extension
@@ -117,7 +117,7 @@ def _highlight_code(code: str, lang: str | None, *, dark: bool = False) -> str:
             text = html.escape(value, quote=False)
             css = _token_css(style, ttype, cache) if text else ""
             out.append(f'<span style="{css}">{text}</span>' if css else text)
-    except Exception:  # a lexer that fails on odd input: the block is still shown, plain
+    except Exception:  # noqa: BLE001 - a lexer that fails on odd input: the block is still shown, plain
         return _plain_code_block(code, lang)
     if out and out[-1].endswith("\n"):
         out[-1] = out[-1][:-1]  # the closing fence's line break would show as an empty last line
@@ -172,7 +172,7 @@ class _FencedCodePreprocessor(Preprocessor):
 class _PreviewExtension(Extension):
     """Escape raw HTML, take over fenced code blocks and bound link scanning."""
 
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 - Python-Markdown's API name
         md.registerExtension(self)
         # Raw HTML is never passed through: without these two the serializer escapes it.
         md.preprocessors.deregister("html_block", strict=False)
@@ -217,7 +217,7 @@ def _convert(text: str, dark: bool) -> tuple[str, list[tuple[int, str, str]], li
         fenced.dark = dark
         try:
             body = md.convert(text)
-        except Exception:  # e.g. RecursionError on pathologically deep nesting
+        except Exception:  # noqa: BLE001 - e.g. RecursionError on pathologically deep nesting
             # Show the source verbatim, and start from a fresh parser next time.
             _md_instance = None
             return f"<pre>{html.escape(text, quote=False)}</pre>", [], []

@@ -6,8 +6,8 @@ import html
 import posixpath
 import re
 import zlib
+from collections.abc import Iterable
 from html.parser import HTMLParser
-from typing import Iterable
 from urllib.parse import unquote
 from xml.etree import ElementTree
 

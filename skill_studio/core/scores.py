@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 DECAY = 0.98
 HALF_LIFE_DAYS = 30.0
@@ -18,7 +18,7 @@ class Outcomes:
     f: float = 0.0
     n: int = 0
 
-    def record(self, success: bool, decay: float = DECAY) -> "Outcomes":
+    def record(self, success: bool, decay: float = DECAY) -> Outcomes:
         """The outcomes after one more use."""
         return Outcomes(decay * self.s + (1.0 if success else 0.0),
                         decay * self.f + (0.0 if success else 1.0),
@@ -47,13 +47,13 @@ def freshness(last_used_at: str | None, created_at: str | None, now: datetime | 
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def format_time(t: datetime) -> str:
     """ISO-8601 UTC with a Z, to the second."""
-    if t.tzinfo is not timezone.utc:
-        t = t.astimezone(timezone.utc)
+    if t.tzinfo is not UTC:
+        t = t.astimezone(UTC)
     return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
 
 
@@ -64,4 +64,4 @@ def parse_time(text: str | None) -> datetime | None:
         t = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=UTC)

@@ -19,10 +19,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from skill_studio.core import sandbox
 from skill_studio.core.folders import skill_files_with_md

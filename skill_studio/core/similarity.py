@@ -18,11 +18,12 @@ import ctypes
 import os
 import pickle
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -252,9 +253,10 @@ def _embed_in_worker(texts: list[str]) -> np.ndarray:
 
 def _worker_pool(embedder: Embedder, count: int, threshold: int | None) -> tuple[ProcessPoolExecutor | None, int]:
     """(a pool of worker processes, its size) for embedding ``count`` texts, or (None, 0) when
-    the work is done here: not asked for (no ``threshold``), fewer texts than it, one CPU, an embedder that does not say it can be copied
-    into other processes (``parallel``), or a pool that cannot start. Workers are spawned, not
-    forked, so they inherit none of this process's threads or GUI state."""
+    the work is done here: not asked for (no ``threshold``), fewer texts than it, one CPU, an
+    embedder that does not say it can be copied into other processes (``parallel``), or a pool
+    that cannot start. Workers are spawned, not forked, so they inherit none of this process's
+    threads or GUI state."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     workers = min(MAX_WORKERS, cpus)
     if threshold is None or count < threshold or workers < 2 or not getattr(embedder, "parallel", False):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import importlib.resources
 import re
+from collections.abc import Container
 from dataclasses import dataclass
-from typing import Container
 
 from skill_studio.core import skillmd
 from skill_studio.core.folders import build_skill

@@ -73,10 +73,10 @@ from typing import Any
 
 from .diagnostics import Diagnostic, Severity, err, errors, is_valid
 from .folders import SKIP_IN_SKILL, FolderError, find_skill_md, has_skill_md, missing_path_reason, read_skill_md
-from .names import printable
-from .skillmd import SkillDocument, SkillParseError
 from .lenient import check_lenient
 from .lints import MAX_BODY_LINES, lint_body, lint_data
+from .names import printable
+from .skillmd import SkillDocument, SkillParseError
 from .strict import (
     MAX_COMPATIBILITY_LENGTH,
     MAX_DESCRIPTION_LENGTH,

@@ -30,7 +30,7 @@ class CardFonts:
     small: QFont
 
     @classmethod
-    def of(cls, font: QFont) -> "CardFonts":
+    def of(cls, font: QFont) -> CardFonts:
         name = QFont(font)
         name.setBold(True)
         name.setPointSizeF(font.pointSizeF() + 1 if font.pointSizeF() > 0 else 10)

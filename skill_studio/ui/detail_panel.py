@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import html
+import sqlite3
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QTextDocumentFragment
-from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core.diagnostics import Severity
 from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier

@@ -5,22 +5,45 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import (QAbstractTableModel, QEventLoop, QModelIndex, QObject, QPersistentModelIndex, Qt,
-                            QThread, QTimer, Signal, Slot)
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEventLoop,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    QThread,
+    QTimer,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QBrush, QColor, QGuiApplication
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialogButtonBox, QHeaderView,
-                               QLabel, QProgressDialog, QPushButton, QStyle, QStyledItemDelegate,
-                               QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QProgressDialog,
+    QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core.importer import ImportEntry, ImportReport, import_paths
 from skill_studio.core.model import Origin
 from skill_studio.core.names import printable
-from skill_studio.ui.safe_text import literal, warning
 from skill_studio.core.store import Store
-from skill_studio.ui.theme import current_tokens
 from skill_studio.ui.gui_thread import gui_only
+from skill_studio.ui.safe_text import literal, warning
+from skill_studio.ui.theme import current_tokens
 
 #: show_message(parent, title, text): how a function tells the user something (a warning box by default).
 ShowMessage = Callable[[QWidget | None, str, str], object]
@@ -44,7 +67,7 @@ class _ImportWorker(QObject):
     def run(self) -> None:
         try:
             report = import_paths(self._store, self._paths, origin=self._origin, progress=self._progress)
-        except Exception as e:  # reported to the user; the import leaves the store consistent
+        except Exception as e:  # noqa: BLE001 - reported to the user; the import leaves the store consistent
             self.failed.emit(f"{type(e).__name__}: {e}" if not str(e) else str(e))
         else:
             self.succeeded.emit(report)

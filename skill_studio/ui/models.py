@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
@@ -34,7 +34,7 @@ def relative_time(stamp: str | None, now: datetime | None = None) -> str:
         t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:
         return stamp
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     seconds = max(0, int((now - t).total_seconds()))
     for unit, size in (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600),
                        ("minute", 60)):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QEventLoop, QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
@@ -16,8 +16,9 @@ from skill_studio.core.store import StoreError, UnusableStore
 from skill_studio.ui.gui_thread import GuiCaller, gui_only
 from skill_studio.ui.task_worker import TaskWorker, start_worker
 
-_LABELS = {"rescue": ("Rescue skills…", QMessageBox.ActionRole), "open": ("Open another store…", QMessageBox.AcceptRole),
-           "quit": ("Quit", QMessageBox.RejectRole), "close": ("Close", QMessageBox.RejectRole)}
+_LABELS = {"rescue": ("Rescue skills…", QMessageBox.ActionRole),
+           "open": ("Open another store…", QMessageBox.AcceptRole), "quit": ("Quit", QMessageBox.RejectRole),
+           "close": ("Close", QMessageBox.RejectRole)}
 _TITLES = {"damaged": "The skill store is damaged", "newer": "The skill store is from a newer Skill Studio",
            "not-a-store": "This file is not a skill store"}
 

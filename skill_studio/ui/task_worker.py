@@ -4,9 +4,9 @@ the result come back as queued signals, and a cancel flag is read by the work be
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QThread, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 
 class TaskWorker(QObject):
@@ -37,7 +37,7 @@ class TaskWorker(QObject):
             result = self._run_fn(self._store, progress=self._progress, cancelled=self._cancel.is_set)
         except InterruptedError:
             self.interrupted.emit()
-        except Exception as e:  # shown to the user; the thread must still end cleanly
+        except Exception as e:  # noqa: BLE001 - shown to the user; the thread must still end cleanly
             self.failed.emit(f"{type(e).__name__}: {e}")
         else:
             self.succeeded.emit(result)

@@ -3,7 +3,7 @@ and recovering the drafts a crash left behind."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import shiboken6
 from PySide6.QtCore import Signal

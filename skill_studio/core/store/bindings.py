@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
-from typing import Any, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from skill_studio.core import scores
 from skill_studio.core.bus_model import Binding, BindingError, Condition, check
@@ -29,7 +30,7 @@ def binding_from_row(r: Sequence[Any], fired: int | None = None) -> Binding:
 
 @functools.lru_cache(maxsize=4096)
 def _stamp(seconds: int) -> str:
-    return scores.format_time(datetime.fromtimestamp(seconds, timezone.utc))
+    return scores.format_time(datetime.fromtimestamp(seconds, UTC))
 
 
 def _values(b: Binding) -> tuple:

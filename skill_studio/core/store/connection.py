@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from skill_studio.core import scores
 from skill_studio.core.store.errors import StoreBusy, StoreError, UnusableStore

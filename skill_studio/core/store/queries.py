@@ -12,9 +12,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
 from skill_studio.core.store.connection import Connection
 from skill_studio.core.store.errors import NotFound, StoreError
-from skill_studio.core.store.rows import (_ROW_COLUMNS, CARD_COLUMNS, SORT_COLUMNS, Filters, fts_query,
-                                          skill_from_row)
-
+from skill_studio.core.store.rows import _ROW_COLUMNS, CARD_COLUMNS, SORT_COLUMNS, Filters, fts_query, skill_from_row
 
 _C = TypeVar("_C", bound=Connection)
 _P = ParamSpec("_P")

@@ -11,9 +11,9 @@ import os
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from skill_studio.core.model import Skill, SkillFile
 from skill_studio.core.store.errors import StoreError, UnusableStore

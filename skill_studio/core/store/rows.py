@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import Any, Iterable
+from typing import Any
 
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
 from skill_studio.core.store.errors import StoreError

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Callable
+from collections.abc import Callable
 
 # The first 17 columns of procedural_memory are exactly those of SPEC §1.
 _V1 = """

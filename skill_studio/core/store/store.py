@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
 from skill_studio.core import scores
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
 from skill_studio.core.store.bindings import Bindings
-from skill_studio.core.store.errors import (AlreadyExists, DependentsExist, NotFound, ReadOnlySkill, StoreError,
-                                            VersionConflict)
+from skill_studio.core.store.errors import (
+    AlreadyExists,
+    DependentsExist,
+    NotFound,
+    ReadOnlySkill,
+    StoreError,
+    VersionConflict,
+)
 from skill_studio.core.store.history import History
 from skill_studio.core.store.queries import Queries
 from skill_studio.core.store.rows import _INSERT_ROW, _ROW_COLUMNS, _blob_hash, _json, content_hash, row_values
 from skill_studio.core.store.vectors import Vectors
-
 
 FRESHNESS_STEP = 0.005  # freshness is written again when it moved by at least this much
 

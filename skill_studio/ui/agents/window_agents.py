@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 class WindowAgents:
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: MainWindow):
         self.window = w = window
         self.query = None
         self.dialog = None   # the install dialog while it is open

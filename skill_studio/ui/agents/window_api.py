@@ -37,7 +37,7 @@ def running_server(store) -> dict | None:
 
 
 class WindowApi:
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: MainWindow):
         self.window = w = window
         self.label = QLabel(w)
         self.label.setProperty("role", "muted")

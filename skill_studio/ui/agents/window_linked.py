@@ -11,9 +11,20 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer
 from PySide6.QtGui import QColor, QFontDatabase, QTextCursor, QTextFormat
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QListWidget,
-                               QPlainTextEdit, QPushButton, QSplitter, QTextEdit, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core import linked
 from skill_studio.core.folders import discover
@@ -95,7 +106,7 @@ def _highlight(edit: QPlainTextEdit, lines: set[int]) -> None:
 
 
 class WindowLinked:
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: MainWindow):
         self.window = w = window
         self.pick_folder = lambda: QFileDialog.getExistingDirectory(w, "Folder of skills to link")
         self.ask_conflict = self._ask_conflict        # (conflict) -> "disk" | "studio" | None
@@ -154,7 +165,7 @@ class WindowLinked:
         self._syncing = True
         try:
             reports = linked.sync(w.store)
-        except Exception as e:   # a slot must not raise: the next change tries again
+        except Exception as e:   # noqa: BLE001 - a slot must not raise: the next change tries again
             w.statusBar().showMessage(f"Linked folders: the sync stopped: {e}", 12000)
             return []
         finally:

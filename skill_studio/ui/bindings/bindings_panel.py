@@ -10,8 +10,21 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListView,
-                               QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core import bus
 from skill_studio.core.store import StoreError
@@ -62,7 +75,8 @@ class BindingsPanel(QWidget):
         bar.addWidget(self.filter, 1)
         for key, text, slot, tip in (("add", "Add…", self.add, "A new binding"),
                                      ("edit", "Edit…", self.edit, "Change the selected binding (Enter)"),
-                                     ("duplicate", "Duplicate", self.duplicate, "A copy of the selected binding, disabled"),
+                                     ("duplicate", "Duplicate", self.duplicate,
+                                      "A copy of the selected binding, disabled"),
                                      ("delete", "Delete", self.delete, "Remove the selected binding (Delete)"),
                                      ("export", "Export…", self.export, "Save every binding as YAML"),
                                      ("import", "Import…", self.import_, "Add the bindings of a YAML file")):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 class WindowBindings:
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: MainWindow):
         self.window = w = window
         self.panel = None
         left = w.browser.parentWidget()

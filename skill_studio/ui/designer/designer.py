@@ -7,8 +7,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QLabel, QSplitter, QTabWidget, QToolBar,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget
 
 from skill_studio.core.model import SkillFile
 from skill_studio.core.store import Store
@@ -16,12 +15,12 @@ from skill_studio.ui.designer.conflict import ask_unsaved, resolve_conflict
 from skill_studio.ui.designer.editor import CodeEditor
 from skill_studio.ui.designer.file_tabs import FileTabs
 from skill_studio.ui.designer.files_panel import FilesPanel
-from skill_studio.ui.designer.run_panel import RunPanel
 from skill_studio.ui.designer.find_bar import FindReplaceBar
 from skill_studio.ui.designer.history_panel import HistoryPanel
 from skill_studio.ui.designer.metadata_form import MetadataForm
 from skill_studio.ui.designer.preview import PreviewPane
 from skill_studio.ui.designer.problems import ProblemsPanel, ValidationRunner
+from skill_studio.ui.designer.run_panel import RunPanel
 from skill_studio.ui.designer.saving import SavingMixin
 from skill_studio.ui.designer.session import EditSession, body_of
 from skill_studio.ui.designer.steps_editor import StepsEditor

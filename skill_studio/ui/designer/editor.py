@@ -5,13 +5,22 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QEvent, QMimeData, QPoint, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import (QAction, QColor, QFont, QFontDatabase, QKeySequence, QPainter, QTextCharFormat,
-                           QTextCursor, QTextFormat)
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QFont,
+    QFontDatabase,
+    QKeySequence,
+    QPainter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from skill_studio.ui.theme import current_tokens
 from skill_studio.ui.designer.highlighter import FileHighlighter, SkillHighlighter
 from skill_studio.ui.safe_text import literal
+from skill_studio.ui.theme import current_tokens
 
 SEVERITIES = ("error", "warning", "info")
 _SEVERITY_COLOURS = {
@@ -31,7 +40,7 @@ class LineNumberGutter(QWidget):
         super().__init__(editor)
         self._editor = editor
 
-    def paintEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def paintEvent(self, event) -> None:
         self._editor.paint_gutter(self, event.rect())
 
     def event(self, event) -> bool:
@@ -109,7 +118,7 @@ class CodeEditor(QPlainTextEdit):
     def highlighter(self) -> SkillHighlighter | FileHighlighter:
         return self._highlighter
 
-    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def changeEvent(self, event) -> None:
         super().changeEvent(event)
         # apply_theme stores the tokens after it sets the palette: read them once the change is over.
         if event.type() in (QEvent.PaletteChange, QEvent.StyleChange) and not self._recolour_pending:
@@ -152,7 +161,7 @@ class CodeEditor(QPlainTextEdit):
     def reset_zoom(self) -> None:
         self.set_zoom_level(0)
 
-    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def wheelEvent(self, event) -> None:
         if not event.modifiers() & Qt.ControlModifier:
             return super().wheelEvent(event)
         delta = event.angleDelta().y()
@@ -187,7 +196,7 @@ class CodeEditor(QPlainTextEdit):
             self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
         self._check_first_visible()
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._layout_gutter()
         self._check_first_visible()
@@ -257,7 +266,7 @@ class CodeEditor(QPlainTextEdit):
             self._diag_selections.append(_selection(cursor, fmt))
         self._refresh_selections()
 
-    def viewportEvent(self, event) -> bool:  # noqa: N802 (Qt override)
+    def viewportEvent(self, event) -> bool:
         if event.type() == QEvent.ToolTip:
             line = self.cursorForPosition(event.pos()).blockNumber() + 1
             self.show_diagnostic_tip(line, event.globalPos(), self.viewport())
@@ -339,7 +348,7 @@ class CodeEditor(QPlainTextEdit):
         self.verticalScrollBar().setValue(vbar)
         self.horizontalScrollBar().setValue(hbar)
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key_Backtab or (
                 event.key() == Qt.Key_Tab and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier)):
             self._tab(dedent=event.key() == Qt.Key_Backtab)
@@ -371,11 +380,11 @@ class CodeEditor(QPlainTextEdit):
                 edit.insertText(INDENT)
         edit.endEditBlock()
 
-    def insertFromMimeData(self, source: QMimeData) -> None:  # noqa: N802 (Qt override)
+    def insertFromMimeData(self, source: QMimeData) -> None:
         if source.hasText():  # plain text only, whatever else the clipboard offers
             self.textCursor().insertText(source.text())
 
-    def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802 (Qt override)
+    def createMimeDataFromSelection(self) -> QMimeData:
         data = QMimeData()
         data.setText(self.textCursor().selectedText().replace("\u2029", "\n"))
         return data

@@ -149,19 +149,19 @@ class FindReplaceBar(QWidget):
         self.replace_field.setVisible(on)
         self._replace_buttons.setVisible(on)
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         self.close_action.setEnabled(True)
         self._research()  # marks are only drawn while the bar shows
 
-    def hideEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def hideEvent(self, event) -> None:
         super().hideEvent(event)
         self._stale = True
         if shiboken6.isValid(self._editor):
             self.close_action.setEnabled(False)
             self._editor.set_search_marks([])
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
+    def eventFilter(self, watched, event) -> bool:
         if event.type() == QEvent.KeyPress and watched in (self.find_field, self.replace_field):
             if event.key() in (Qt.Key_Return, Qt.Key_Enter):
                 if event.modifiers() & Qt.ShiftModifier:

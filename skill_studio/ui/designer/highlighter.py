@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
@@ -67,7 +67,7 @@ _TOKEN_ROLES = ((Comment, "comment"), (String, "string"), (Number, "number"), (K
                 (Name.Variable, "variable"), (Name.Tag, "key"), (Name.Attribute, "variable"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def token_role(ttype) -> str | None:
     """The format role for a pygments token type, or None for default text."""
     for parent, role in _TOKEN_ROLES:
@@ -184,7 +184,7 @@ def fence_language(info: str) -> str:
 class SkillHighlighter(_LineHighlighter):
     """Highlights a SKILL.md one block at a time; block states carry frontmatter and fence context."""
 
-    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt override)
+    def highlightBlock(self, text: str) -> None:
         self._begin(text)
         first = not self.currentBlock().previous().isValid()
         if first and _FRONT_DELIM.fullmatch(text):  # frontmatter only when it opens the file
@@ -344,7 +344,7 @@ class FileHighlighter(_LineHighlighter):
     def lexer(self) -> Lexer | None:
         return self._lexer
 
-    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt override)
+    def highlightBlock(self, text: str) -> None:
         if self._lexer is not None and text:
             self._begin(text)
             self._lex(self._lexer, text)

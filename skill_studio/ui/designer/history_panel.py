@@ -6,8 +6,19 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.models import relative_time
@@ -222,7 +233,7 @@ class HistoryPanel(QWidget):
         try:
             old_text = "" if older is None else self.text_of(older)
             new_text = self.text_of(newer)
-        except Exception as e:  # a missing or unreadable version: say so in place of the diff
+        except Exception as e:  # noqa: BLE001 - a missing or unreadable version: say so in place of the diff
             self.diff_view.clear(f"Could not read the version: {e}")
             return
         old_label = f"Before version {newer}" if older is None else self._title(older)

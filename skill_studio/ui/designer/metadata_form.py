@@ -8,8 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QMargins, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import (QComboBox, QCompleter, QFormLayout, QLabel, QLineEdit, QScrollArea,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QCompleter, QFormLayout, QLabel, QLineEdit, QScrollArea, QVBoxLayout, QWidget
 
 from skill_studio.core.diagnostics import Parsed
 from skill_studio.core.fields import set_studio_field, studio_fields
@@ -17,9 +16,17 @@ from skill_studio.core.frontmatter import set_field
 from skill_studio.core.lints import lint_data
 from skill_studio.core.skillmd import SkillDocument, SkillParseError, parse_document
 from skill_studio.core.strict import MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH
-from skill_studio.ui.designer.form_fields import (REQUIRED_KEYS, TokenCompleter, _Field, _PlainEdit,  # noqa: F401
-                                                 error_colour, name_messages, parse_error_banner,
-                                                 split_tokens, warning_colour)
+from skill_studio.ui.designer.form_fields import (
+    REQUIRED_KEYS,
+    TokenCompleter,
+    _Field,
+    _PlainEdit,
+    error_colour,
+    name_messages,
+    parse_error_banner,
+    split_tokens,
+    warning_colour,
+)
 from skill_studio.ui.theme import current_tokens
 
 DEBOUNCE_MS = 400

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, QUrl, Signal
 from PySide6.QtGui import QImage, QTextDocument
@@ -14,8 +14,8 @@ from skill_studio.core.render import RenderResult, render_markdown, stylesheet
 from skill_studio.ui import theme
 from skill_studio.ui.designer.link_dialog import confirm_web_link, open_in_browser, web_link
 from skill_studio.ui.designer.preview_files import decode_skill_image, skill_path
-from skill_studio.ui.safe_text import literal
 from skill_studio.ui.gui_thread import gui_only
+from skill_studio.ui.safe_text import literal
 
 __all__ = ["EMPTY_HINT", "PreviewPane", "SourceMap", "decode_skill_image", "skill_path"]
 
@@ -313,7 +313,7 @@ class PreviewPane(QTextBrowser):
 
     # -- resources and links ----------------------------------------------------
 
-    def loadResource(self, type_: int, url: QUrl):  # noqa: N802 (Qt override)
+    def loadResource(self, type_: int, url: QUrl):
         """Return images named by relative paths of the skill's files; refuse everything else.
 
         A refusal returns an empty value (a null QImage, or "" for other kinds), never ``None``:
@@ -361,12 +361,12 @@ class PreviewPane(QTextBrowser):
 
     # -- events -----------------------------------------------------------------
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if self._wanted != self._shown:
             self._start_render()
 
-    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
             # apply_theme sets the palette before the tokens: look once it has finished.

@@ -8,13 +8,23 @@ from functools import partial
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap, QPolygonF
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QStackedWidget, QToolButton,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QStackedWidget,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core.diagnostics import Diagnostic, Severity
 from skill_studio.core.validate import PROFILES, validate_text
-from skill_studio.ui.theme import current_tokens
 from skill_studio.ui.gui_thread import gui_only
+from skill_studio.ui.theme import current_tokens
 
 __all__ = ["DEBOUNCE_MS", "PROFILE_LABELS", "ProblemsPanel", "ValidationRunner", "safe_validate", "severity_icon"]
 
@@ -35,7 +45,7 @@ def safe_validate(validate: Validator, text: str, folder_name: str | None, profi
     """The diagnostics of ``validate``; an exception it raises comes back as one S000 error."""
     try:
         return list(validate(text, folder_name, profile, files=files, library_names=library_names))
-    except Exception as e:  # a validator bug must not take the editor down
+    except Exception as e:  # noqa: BLE001 - a validator bug must not take the editor down
         return [Diagnostic("S000", Severity.ERROR, f"Validation failed: {type(e).__name__}: {e}", None,
                            "this is a fault in Skill Studio's validator, not necessarily in the skill")]
 

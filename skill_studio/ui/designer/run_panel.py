@@ -6,18 +6,30 @@ from __future__ import annotations
 
 import shlex
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit,
-                               QPushButton, QSizePolicy, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core import sandbox, script_run
 from skill_studio.core.model import Skill
+from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.safe_text import question
 from skill_studio.ui.theme import current_tokens
-from skill_studio.ui.gui_thread import gui_only
 
 MAX_SHOWN_CHARS = 1_000_000    # more output than this is counted, not shown
 CHARS_PER_TICK = 64 * 1024     # shown per look at the queue (20 a second)
@@ -146,7 +158,7 @@ class RunPanel(QWidget):
         if idle and self.plan is None and self.isVisible():   # (finding out about the sandbox runs bwrap once)
             self.where.setText(self._where_text(found))
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         self.refresh()
 

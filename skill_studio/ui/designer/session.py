@@ -60,7 +60,7 @@ class EditSession:
         """True when the store holds a newer version than the one being edited (or none)."""
         try:
             return self.store.get(self.name, with_files=False).version != self.base.version
-        except Exception:  # deleted, or the store is gone: saving will say so
+        except Exception:  # noqa: BLE001 - deleted, or the store is gone: saving will say so
             return True
 
     def stored_text(self) -> str:

@@ -9,8 +9,21 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
-                               QSpinBox, QSplitter, QStyle, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QSpinBox,
+    QSplitter,
+    QStyle,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core import graph as core_graph
 from skill_studio.core import graph_layout
@@ -19,9 +32,9 @@ from skill_studio.ui import theme
 from skill_studio.ui.graph import graph_export
 from skill_studio.ui.graph.graph_canvas import GraphCanvas
 from skill_studio.ui.graph.graph_scene import CYCLE_RED, GraphScene
+from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
-from skill_studio.ui.gui_thread import gui_only
 
 LAYOUTS = (("layered", "Layered"), ("spring", "Force-directed"), ("radial", "Radial"))
 

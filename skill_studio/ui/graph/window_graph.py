@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 class WindowGraph:
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: MainWindow):
         self.window = w = window
         self.view = None
         w._action("show_graph", "Dependency &graph", self.show, "Ctrl+Shift+G",

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
-from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QSizePolicy, QStyle, QStyledItemDelegate,
-                               QStyleOptionViewItem, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
 
 from skill_studio.core.health import BANDS
 from skill_studio.ui.health.health_models import BAND_ROLE, SKILL_COLUMNS, VALUE_ROLE

@@ -7,19 +7,37 @@ import functools
 import threading
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar,
-                               QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core import health
 from skill_studio.core.health import BANDS, HealthRun
-from skill_studio.ui.health.health_models import (BAR_COLUMNS, HEALTH_COLUMN, NAME_ROLE, SKILL_COLUMNS,
-                                                  HealthFilterProxy, PlanModel, SkillHealthModel)
+from skill_studio.ui.gui_thread import gui_only
+from skill_studio.ui.health.health_models import (
+    BAR_COLUMNS,
+    HEALTH_COLUMN,
+    NAME_ROLE,
+    SKILL_COLUMNS,
+    HealthFilterProxy,
+    PlanModel,
+    SkillHealthModel,
+)
 from skill_studio.ui.health.health_pairs import PairsPanel, pair_roles, table_view
 from skill_studio.ui.health.health_parts import BarDelegate, SummaryStrip, TrendChart
 from skill_studio.ui.health.health_settings import HealthSettingsPage
 from skill_studio.ui.safe_text import question, warning
 from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
-from skill_studio.ui.gui_thread import gui_only
 
 ALL_BANDS = "All bands"
 

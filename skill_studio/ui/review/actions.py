@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import getpass
 import html
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QInputDialog, QLabel, QVBoxLayout, QWidget
@@ -29,7 +29,7 @@ MOVE_TEXT = {
 def default_reviewer() -> str:
     try:
         return getpass.getuser()
-    except Exception:  # no user name in this environment
+    except Exception:  # noqa: BLE001 - no user name in this environment
         return "reviewer"
 
 

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import csv
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 
 from PySide6.QtCore import QAbstractTableModel, QDate, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QCompleter, QDateEdit, QFileDialog,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QStackedWidget,
-                               QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QCompleter,
+    QDateEdit,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core.store import AuditEntry
 from skill_studio.ui.designer.history_panel import exact_time
@@ -361,4 +375,4 @@ def _utc_stamp(day: date, *, end: bool = False) -> str:
     local = datetime.combine(day, time()).astimezone()
     if end:
         local -= timedelta(seconds=1)
-    return local.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return local.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -5,8 +5,19 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QComboBox, QCompleter, QDialog, QDialogButtonBox, QGridLayout, QLabel,
-                               QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio.core.merge import MergePreview, merge, merge_preview
 from skill_studio.core.model import Lifecycle
@@ -142,7 +153,7 @@ class MergeDialog(QDialog):
             return
         try:
             preview = merge_preview(self.store, target, source)
-        except Exception as e:  # refused (self-merge, builtin) or unreadable: say why, never crash
+        except Exception as e:  # noqa: BLE001 - refused (self-merge, builtin) or unreadable: say why, never crash
             self._show_problem(str(e) or type(e).__name__)
             return
         self.preview = preview
@@ -161,7 +172,7 @@ class MergeDialog(QDialog):
             return
         try:
             change = self.do_merge(self.target(), self.source())
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - the merge refused or failed: said in the dialog, never a crash
             self._set_message(f"The merge failed: {e or type(e).__name__}", error=True)
             return
         self.change = change

@@ -21,7 +21,7 @@ APPROVE_REASON = "approved in the review queue"
 class WindowReview:
     """Owns the window's :class:`ReviewActions` and everything that shows or triggers them."""
 
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: MainWindow):
         from skill_studio.ui.review.queue_view import ReviewQueueView
 
         self.window = w = window
