@@ -25,8 +25,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Literal, Protocol, TypeAlias
 
 import yaml
 
@@ -52,14 +53,59 @@ class DialectError(Exception):
         self.column = column    # 0-based
 
 
+# The composed tree: one class per kind of node. Positions are 0-based, of the
+# node's start in the YAML text.
 @dataclass
-class _Node:
-    kind: str            # "scalar", "map" or "seq"
-    line: int            # 0-based line of the node's start in the YAML text
+class _Scalar:
+    kind: ClassVar[Literal["scalar"]] = "scalar"
+    line: int
     column: int
-    value: Any = None    # str for scalars
+    value: str
     plain: bool = False  # a plain (unquoted) scalar
-    items: list = field(default_factory=list)   # seq: [_Node]; map: [(_Node, _Node)]
+
+
+@dataclass
+class _Seq:
+    kind: ClassVar[Literal["seq"]] = "seq"
+    line: int
+    column: int
+    items: list[_Node] = field(default_factory=list)
+
+
+@dataclass
+class _Map:
+    kind: ClassVar[Literal["map"]] = "map"
+    line: int
+    column: int
+    pairs: list[tuple[_Node, _Node]] = field(default_factory=list)  # (key, value), in order
+
+
+_Node: TypeAlias = _Scalar | _Seq | _Map
+
+
+def _is_merge_key(key: _Node) -> bool:
+    return isinstance(key, _Scalar) and key.plain and key.value == "<<"
+
+
+class _Mark(Protocol):
+    """A parser position (PyYAML's pure-Python ``Mark`` or libyaml's), as far as it is read here."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def buffer(self) -> str | None: ...  # None from libyaml
+    @property
+    def pointer(self) -> int: ...
+
+
+def _start(event: yaml.Event) -> _Mark:
+    """Where an event starts; both parsers give every event its position."""
+    mark = event.start_mark
+    if mark is None:  # pragma: no cover - the parsers mark every event
+        raise DialectError(f"{type(event).__name__} without a position", None)
+    return mark
 
 
 class Where:
@@ -78,7 +124,7 @@ class Where:
 
 
 def _check_event(event: yaml.Event, _where: Where) -> None:
-    mark = event.start_mark
+    mark = _start(event)
     if isinstance(event, yaml.AliasEvent):
         raise DialectError(f"alias '*{event.anchor}' at {_where(mark.line, mark.column)}: anchors and "
                            "aliases are not allowed (quote the value to keep it as text)",
@@ -129,11 +175,13 @@ def _compose_strict(text: str, _where: Where, *, fast: bool = True) -> _Node | N
     return _compose_exact(text, _where)
 
 
-def _compose_events(get_event, _where: Where) -> _Node | None:
+def _compose_events(get_event: Callable[[], yaml.Event | None], _where: Where) -> _Node | None:
     """The node tree from parser events, built without recursion and within the bounds of
     ``yaml_guard`` (nesting depth, number of values)."""
     def next_event() -> yaml.Event:
         event = get_event()
+        if event is None:  # pragma: no cover - reading stops at the stream's end
+            raise DialectError("the YAML events ended before the stream's end", None)
         _check_event(event, _where)
         return event
 
@@ -142,19 +190,20 @@ def _compose_events(get_event, _where: Where) -> _Node | None:
     if isinstance(event, yaml.StreamEndEvent):
         return None
     # Open collections, each with the key waiting for its value (mappings alternate key, value).
-    stack: list[tuple[_Node, list]] = []
+    stack: list[tuple[_Seq | _Map, list[_Node]]] = []
     root: _Node | None = None
     count = 0
     while True:
         event = next_event()
-        mark = event.start_mark
+        mark = _start(event)
+        node: _Node
         if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             node = stack.pop()[0]
         elif isinstance(event, yaml.ScalarEvent):
-            node = _Node("scalar", mark.line, mark.column, event.value, plain=event.style is None)
+            node = _Scalar(mark.line, mark.column, event.value, plain=event.style is None)
         elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             is_map = isinstance(event, yaml.MappingStartEvent)
-            stack.append((_Node("map" if is_map else "seq", mark.line, mark.column), []))
+            stack.append((_Map(mark.line, mark.column) if is_map else _Seq(mark.line, mark.column), []))
             if len(stack) > MAX_DEPTH:
                 raise DialectError(f"nested more than {MAX_DEPTH} levels deep at {_where(mark.line, mark.column)}",
                                    mark.line, mark.column)
@@ -172,16 +221,16 @@ def _compose_events(get_event, _where: Where) -> _Node | None:
             root = node
             break
         parent, pending = stack[-1]
-        if parent.kind == "seq":
+        if isinstance(parent, _Seq):
             parent.items.append(node)
         elif pending:
-            parent.items.append((pending.pop(), node))
+            parent.pairs.append((pending.pop(), node))
         else:
             pending.append(node)
     next_event()  # DocumentEnd
     event = next_event()
     if not isinstance(event, yaml.StreamEndEvent):
-        mark = event.start_mark
+        mark = _start(event)
         raise DialectError(f"a second YAML document starts at {_where(mark.line, mark.column)}; "
                            "the frontmatter must be one document", mark.line, mark.column)
     return root
@@ -216,42 +265,42 @@ def _compose_exact(text: str, _where: Where) -> _Node | None:
 
 def _check_mappings(root: _Node, _where: Where) -> None:
     """Merge keys, duplicate keys and indentation, mapping by mapping, outermost first."""
-    queue = [root]
+    queue: list[_Node] = [root]
     while queue:
         next_level: list[_Node] = []
         for node in queue:
-            if node.kind == "seq":
+            if isinstance(node, _Seq):
                 next_level.extend(node.items)
                 continue
-            if node.kind != "map":
+            if not isinstance(node, _Map):
                 continue
             merged = False
             seen: set[str] = set()
-            for key, value in node.items:
+            for key, value in node.pairs:
                 next_level.extend((key, value))
-                if key.kind == "scalar" and key.plain and key.value == "<<":
+                if _is_merge_key(key):
                     if merged:
                         raise DialectError(f"second merge key '<<' at {_where(key.line, key.column)}",
                                            key.line, key.column)
                     merged = True
-                    sources = value.items if value.kind == "seq" else [value]
+                    sources = value.items if isinstance(value, _Seq) else [value]
                     for src in sources:
-                        if src.kind != "map":
+                        if not isinstance(src, _Map):
                             raise DialectError(
                                 f"the merge key '<<' at {_where(key.line, key.column)} needs a mapping "
                                 f"or a list of mappings, found a {_KIND_NAMES[src.kind]} at "
                                 f"{_where(src.line, src.column)}", src.line, src.column)
                     continue
-                if key.kind != "scalar":
+                if not isinstance(key, _Scalar):
                     raise DialectError(f"a {_KIND_NAMES[key.kind]} cannot be a mapping key "
                                        f"({_where(key.line, key.column)})", key.line, key.column)
                 if key.value in seen:
                     raise DialectError(f"duplicate key '{key.value}' at {_where(key.line, key.column)}",
                                        key.line, key.column)
                 seen.add(key.value)
-            first: _Node | None = None
-            for key, value in node.items:
-                if value.kind != "map" or (key.kind == "scalar" and key.plain and key.value == "<<"):
+            first: _Map | None = None
+            for key, value in node.pairs:
+                if not isinstance(value, _Map) or _is_merge_key(key):
                     continue
                 if first is None:
                     first = value
@@ -264,7 +313,7 @@ def _check_mappings(root: _Node, _where: Where) -> None:
         queue = next_level
 
 
-_KIND_NAMES = {"scalar": "scalar", "map": "mapping", "seq": "list"}
+_KIND_NAMES: dict[str, str] = {"scalar": "scalar", "map": "mapping", "seq": "list"}
 
 
 class _TaggedScalar:
@@ -280,23 +329,37 @@ class _TaggedScalar:
         return f"_TaggedScalar({self.text!r})"
 
 
-def _to_data(node: _Node, top: bool = False) -> Any:
-    if node.kind == "scalar":
+# The data a tree reads as (before ``_check_mappings`` no key is guaranteed to be text).
+_Data: TypeAlias = "str | _TaggedScalar | list[_Data] | dict[str, _Data]"
+
+
+def _to_data(node: _Node, top: bool = False) -> _Data:
+    if isinstance(node, _Scalar):
         if node.plain and node.value in ("<<", "="):
             return _TaggedScalar(node.value)
         return node.value
-    if node.kind == "seq":
+    if isinstance(node, _Seq):
         return [_to_data(item) for item in node.items]
-    out: dict[str, Any] = {}
+    return _map_to_data(node, top)
+
+
+def _map_to_data(node: _Map, top: bool = False) -> dict[str, _Data]:
+    """A mapping's data; merged keys are filled in unless ``top`` (``_check_mappings`` vetted the tree)."""
+    out: dict[str, _Data] = {}
     merges: list[_Node] = []
-    for key, value in node.items:
-        if key.kind == "scalar" and key.plain and key.value == "<<":
-            merges.extend(value.items if value.kind == "seq" else [value])
+    for key, value in node.pairs:
+        if _is_merge_key(key):
+            merges.extend(value.items if isinstance(value, _Seq) else [value])
             continue
+        if not isinstance(key, _Scalar):
+            raise DialectError(f"a {_KIND_NAMES[key.kind]} cannot be a mapping key", key.line, key.column)
         out[key.value] = _to_data(value)
     if not top:
         for src in merges:
-            for k, v in _to_data(src).items():
+            if not isinstance(src, _Map):
+                raise DialectError(f"the merge key '<<' needs a mapping or a list of mappings, found a "
+                                   f"{_KIND_NAMES[src.kind]}", src.line, src.column)
+            for k, v in _map_to_data(src).items():
                 out.setdefault(k, v)
     return out
 
@@ -314,11 +377,11 @@ def load_strict(text: str, where: Where) -> tuple[Any, dict[str, int], dict[str,
         return _to_data(root), {}, {}
     lines: dict[str, int] = {}
     meta_lines: dict[str, int] = {}
-    for key, value in root.items:
-        if key.kind == "scalar" and not (key.plain and key.value == "<<"):
+    for key, value in root.pairs:
+        if isinstance(key, _Scalar) and not _is_merge_key(key):
             lines.setdefault(key.value, key.line)
-            if key.value == "metadata" and value.kind == "map":
-                for k2, _ in value.items:
-                    if k2.kind == "scalar":
+            if key.value == "metadata" and isinstance(value, _Map):
+                for k2, _ in value.pairs:
+                    if isinstance(k2, _Scalar):
                         meta_lines.setdefault(k2.value, k2.line)
     return _to_data(root, top=True), lines, meta_lines
