@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from skill_studio.api.routes import ROUTES
 from skill_studio.api import SERVER_SETTING
+from skill_studio.api.routes import ROUTES
 from skill_studio.api.server import MAX_BODY_BYTES, ApiServer
 from skill_studio.core.model import Lifecycle
 
@@ -181,7 +181,8 @@ def test_delete(api, seeded_store):
     from skill_studio.core.folders import build_skill
     from skill_studio.core.model import Origin
 
-    text = "---\nname: needs-review\ndescription: Needs the review. Use when.\nmetadata:\n  depends-on: security-review\n---\n"
+    text = ("---\nname: needs-review\ndescription: Needs the review. Use when.\nmetadata:\n"
+            "  depends-on: security-review\n---\n")
     seeded_store.add(build_skill(text.encode(), "needs-review", [], origin=Origin.HUMAN, source="x"))
     status, data = api.call("DELETE", "/api/skills?name=security-review")
     assert status == 409 and "1 other skill(s) depend on it: needs-review" in data["error"]

@@ -17,16 +17,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skill_studio.core.archive_write import write_skill_archive
 from skill_studio.core.archive import (
     ARCHIVE_MAGICS,
     NESTED_ARCHIVE_SUFFIXES,
+    ArchivedSkill,
     ArchiveError,
     ArchiveLimits,
-    ArchivedSkill,
     read_skill_archive,
     safe_relative_path,
 )
+from skill_studio.core.archive_write import write_skill_archive
 from skill_studio.core.model import SkillFile
 
 SKILL_MD = b"---\nname: my-skill\ndescription: Does a thing.\n---\n\n# My skill\n\nRun the script.\n"

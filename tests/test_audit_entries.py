@@ -1,11 +1,11 @@
 """Filtering the audit log in SQL: by skill, action (exact or family), date range and text."""
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
+from test_store import make
 
 from skill_studio.core.lifecycle import move, set_trust
-from test_store import make
 
 
 def stamped(store, rows):
@@ -57,7 +57,7 @@ def test_dates_are_inclusive_and_until_covers_its_whole_day(log):
     assert len(log.audit_entries(since="2025-02-01")) == 3
     assert len(log.audit_entries(until=date(2025, 2, 1))) == 3
     assert len(log.audit_entries(since=date(2025, 2, 15), until=date(2025, 2, 15))) == 1
-    exact = datetime(2025, 2, 15, 12, 30, tzinfo=timezone.utc)
+    exact = datetime(2025, 2, 15, 12, 30, tzinfo=UTC)
     assert len(log.audit_entries(until=exact)) == 4
     assert len(log.audit_entries(since="2025-02-15T12:30:01Z")) == 1
 
@@ -90,5 +90,5 @@ def test_real_operations_and_actions_in_use(store):
     assert skills_of(store.audit_entries(action="degrade")) == [("one", "degrade")]
     assert store.audit_entries(action="trust")[0].reason == "less sure"
     assert store.audit_entries(text="broke")[0].action == "degrade"
-    today = datetime.now(timezone.utc).date()
+    today = datetime.now(UTC).date()
     assert len(store.audit_entries(since=today, until=today)) == len(store.audit_entries())

@@ -4,17 +4,17 @@ follow their skill."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from test_store import make
 
 from skill_studio.core import bus
 from skill_studio.core.bus import MAX_DEPTH, Binding, BindingError, Condition, dispatch
 from skill_studio.core.model import Origin
 from skill_studio.core.store import NotFound, Store
-from test_store import make
 
-T0 = datetime(2030, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2030, 1, 1, 12, 0, 0, tzinfo=UTC)
 
 
 @pytest.fixture

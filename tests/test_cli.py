@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import REAL_WORLD, SAMPLES
 from skills_ref.cli import main as reference_main
 
 from skill_studio.cli import main
-
-from conftest import REAL_WORLD, SAMPLES
 
 REFERENCE_COMPARABLE = [
     "block-scalar-description/sql-migration-review", "title-case-name/pdf-tools",

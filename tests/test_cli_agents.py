@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
+from conftest import SAMPLES
 from skills_ref.cli import main as reference_main
 
 from skill_studio.cli import main
 from skill_studio.core.store import Store
-from conftest import SAMPLES
 
 NAMES = ("release-notes", "pdf-extract", "python-test-writer", "git-commit-message")
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_store import make
 
 from skill_studio.cli import main
 from skill_studio.core.store import Store
-from test_store import make
 
 
 @pytest.fixture

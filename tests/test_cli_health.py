@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from test_store import make
 
 from skill_studio.cli import main
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.core.store import Store
-from test_store import make
 
 BODY = ("# Release notes\n\n## Steps\n\n1. Read the changelog section of the version.\n"
         "2. Write a short summary, highlights and upgrade steps.\n3. Publish to the release page.\n")
@@ -19,7 +19,7 @@ BODY = ("# Release notes\n\n## Steps\n\n1. Read the changelog section of the ver
 @pytest.fixture
 def db(tmp_path):
     path = tmp_path / "s.db"
-    old = datetime.now(timezone.utc) - timedelta(days=400)
+    old = datetime.now(UTC) - timedelta(days=400)
     with Store(path) as store:
         store.add(make("stale-one", "Formats tables. Use when asked.", origin=Origin.LLM), now=old)
         store.add(make("notes", "Writes release notes from the changelog. Use when releasing.", BODY))

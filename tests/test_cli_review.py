@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_store import make
 
 from skill_studio.cli import main
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.core.store import Store
-from test_store import make
 
 
 @pytest.fixture

@@ -8,12 +8,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import REAL_WORLD
 
 from skill_studio.core.folders import discover, export_archive, export_folder
 from skill_studio.core.importer import import_paths
 from skill_studio.core.model import Origin
-
-from conftest import REAL_WORLD
 
 
 def tree_bytes(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -179,7 +178,8 @@ def test_a_link_out_of_the_skill_folder_refuses_the_skill(store, tmp_path):
     assert store.names() == []
 
 
-@pytest.mark.parametrize("sample", sorted(p.name for p in (REAL_WORLD.parent.parent.parent / "resources" / "samples").iterdir() if p.is_dir()))
+@pytest.mark.parametrize("sample", sorted(p.name for p in (REAL_WORLD.parent.parent.parent / "resources" / "samples")
+                                          .iterdir() if p.is_dir()))
 def test_samples_round_trip(store, tmp_path, sample):
     src = REAL_WORLD.parent.parent.parent / "resources" / "samples" / sample
     import_paths(store, [src])

@@ -4,10 +4,10 @@ and the degraded warning."""
 from __future__ import annotations
 
 import pytest
+from test_store import make
 
 from skill_studio.core.gate import gate_reason, gate_warning, skill_gate
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
-from test_store import make
 
 
 @pytest.mark.parametrize("state, exposed", [("candidate", False), ("verified", True), ("released", True),

@@ -8,12 +8,23 @@ import random
 
 import networkx as nx
 import pytest
-
-from skill_studio.core.graph import (EDGE_CONFLICTS, EDGE_DEPENDS, EDGE_PARENT, CycleError, Node, SkillGraph,
-                                     layered_layout, radial_layout, spring_layout, to_dot, to_json,
-                                     write_graphml)
-from skill_studio.core.model import Lifecycle, Origin
 from test_store import make
+
+from skill_studio.core.graph import (
+    EDGE_CONFLICTS,
+    EDGE_DEPENDS,
+    EDGE_PARENT,
+    CycleError,
+    Node,
+    SkillGraph,
+    layered_layout,
+    radial_layout,
+    spring_layout,
+    to_dot,
+    to_json,
+    write_graphml,
+)
+from skill_studio.core.model import Lifecycle, Origin
 
 
 def row(name, depends=(), conflicts=(), parent=None, lifecycle="released", origin="human"):
@@ -117,7 +128,7 @@ def test_load_order_respects_every_edge_of_a_random_dag():
     order = g.load_order()
     assert sorted(order) == sorted(n.name for n in g.nodes())
     place = {name: i for i, name in enumerate(order)}
-    for u, v, kind in g.edges():
+    for u, v, _kind in g.edges():
         assert place[v] < place[u]
     assert order == g.load_order()
 
@@ -197,7 +208,7 @@ def test_layered_puts_every_dependency_above_its_dependent():
     g = random_dag(120, 300)
     pos = layered_layout(g)
     assert set(pos) == {n.name for n in g.nodes()}
-    for u, v, kind in g.edges():
+    for u, v, _kind in g.edges():
         assert pos[v][1] < pos[u][1]
     assert pos == layered_layout(random_dag(120, 300))
     assert len(set(pos.values())) == len(pos)                       # no two nodes on one spot

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from test_store import make
 
 from skill_studio.core import health, scores
 from skill_studio.core.health import PlannedAction, SkillHealth, plan
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
-from test_store import make
 
 CFG = dict(health.DEFAULTS)
 
@@ -54,7 +54,8 @@ def test_sustained_drop_needs_every_one_of_the_last_three_runs(store):
 
 
 def test_only_unpinned_llm_skills_are_moved_by_default(store):
-    skills = [sk("h", origin=Origin.HUMAN, freshness=0.01, uses=0), sk("b", origin=Origin.BUILTIN, freshness=0.01, uses=0),
+    skills = [sk("h", origin=Origin.HUMAN, freshness=0.01, uses=0),
+              sk("b", origin=Origin.BUILTIN, freshness=0.01, uses=0),
               sk("p", pinned=True, freshness=0.01, uses=0), sk("l", freshness=0.01, uses=0)]
     actions = {a.skill: a for a in plan(store, skills)}
     assert [n for n, a in actions.items() if a.applies] == ["l"]

@@ -196,6 +196,7 @@ def test_read_only_store_is_one_clear_error(tmp_path):
 
 def test_lenient_check_of_a_parsed_document_matches_the_check_of_its_bytes():
     from conftest import REAL_WORLD, skill_folders
+
     from skill_studio.core import skillmd, validate
 
     checked = 0

@@ -6,17 +6,17 @@ from __future__ import annotations
 import json
 import os
 import stat
+from pathlib import Path
 
 import pytest
+from conftest import SAMPLES
+from test_store import make
 
 from skill_studio.cli import main
 from skill_studio.core import install, matching
 from skill_studio.core.store import Store
-from conftest import SAMPLES
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-from test_store import make
 
 
 @pytest.fixture
@@ -160,7 +160,7 @@ def test_a_manifest_naming_anything_but_a_plain_folder_is_refused(lib, tmp_path,
 def test_a_malformed_manifest_entry_is_a_clear_error(lib, tmp_path, entry):
     target = tmp_path / "skills"
     target.mkdir()
-    (target / install.MANIFEST).write_text('{"skills": {"pdf-extract": %s}}' % entry)
+    (target / install.MANIFEST).write_text(f'{{"skills": {{"pdf-extract": {entry}}}}}')
     with pytest.raises(install.InstallError, match='the entry "pdf-extract"'):
         install.status(lib, target)
 

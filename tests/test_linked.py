@@ -7,11 +7,11 @@ import os
 import shutil
 
 import pytest
+from conftest import SAMPLES
 
 from skill_studio.cli import main
 from skill_studio.core import linked
 from skill_studio.core.store import Store
-from conftest import SAMPLES
 
 
 @pytest.fixture

@@ -3,15 +3,15 @@ the gated set, and loading a skill as an agent does."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from test_store import make
 
 from skill_studio.core import matching
 from skill_studio.core.model import Lifecycle, Origin
-from test_store import make
 
-NOW = datetime(2030, 6, 1, tzinfo=timezone.utc)
+NOW = datetime(2030, 6, 1, tzinfo=UTC)
 
 LIBRARY = {
     "release-notes": ("Write release notes from the git log and merged pull requests. Use when preparing a release.",
@@ -128,9 +128,9 @@ def test_a_broken_trigger_pattern_matches_nothing(lib):
 
 
 def test_a_trigger_pattern_that_backtracks_for_ever_cannot_hang_a_query(lib):
-    import time
-
+    # The pattern backtracks exponentially on this query: it is cut short, reported in the note and
+    # treated as not matching (speed itself is not asserted here; the test timeout catches a hang).
     lib.add(make("slow-trigger", "Never mind. Use when testing.", meta={"trigger-pattern": "(a|aa)+$"}))
-    t0 = time.perf_counter()
     r = matching.match(lib, "a" * 40 + "!", strategy="keywords", now=NOW)
-    assert time.perf_counter() - t0 < 5 and "slow-trigger" in r.note and "slow-trigger" not in names(r.matches)
+    assert "trigger pattern too slow, skipped: slow-trigger" in r.note
+    assert "slow-trigger" not in names(r.matches)

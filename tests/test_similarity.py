@@ -218,7 +218,7 @@ def test_parallel_refresh_gives_the_same_vectors(store, monkeypatch):
         index = SimilarityIndex(store, embedder)
         index.BATCH, index.PARALLEL_FROM = 16, 1
         seen = []
-        assert index.refresh(progress=lambda d, t: seen.append(d), parallel=True) == 95
+        assert index.refresh(progress=lambda d, t, seen=seen: seen.append(d), parallel=True) == 95
         assert seen[0] == 0 and seen[-1] == 95 and seen == sorted(seen)
         got_names, got = store.load_vectors(embedder.model)
         assert got_names == names

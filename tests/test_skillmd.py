@@ -6,6 +6,7 @@ import string
 
 import pytest
 import yaml
+from conftest import REAL_WORLD, skill_folders
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,8 +14,6 @@ from skill_studio.core import skillmd
 from skill_studio.core.fields import steps_from_body, to_skill
 from skill_studio.core.frontmatter import compose, set_field
 from skill_studio.core.skillmd import SkillParseError, parse_document
-
-from conftest import REAL_WORLD, skill_folders
 
 LOADABLE = [p for p in skill_folders(REAL_WORLD)]
 
@@ -243,7 +242,8 @@ def test_studio_fields_are_written_where_they_are_or_under_metadata():
     assert _changed_lines(cortex.text, out) == [("-", "tags: [x, y]"), ("+", "tags:"), ("+", "  - x"), ("+", "  - z")]
     assert to_skill(parse_document(out)).tags == ["x", "z"]
     out = set_studio_field(cortex, "trigger_pattern", "deploy|ship")
-    assert _changed_lines(cortex.text, out) == [("-", "triggerPattern: ship it"), ("+", 'triggerPattern: "deploy|ship"')]
+    assert _changed_lines(cortex.text, out) == [("-", "triggerPattern: ship it"),
+                                                ("+", 'triggerPattern: "deploy|ship"')]
     plain = parse_document(ORIGINAL)
     out = set_studio_field(plain, "depends_on", ["git-basics", "style"])
     assert _changed_lines(ORIGINAL, out) == [("+", "  depends-on: git-basics style")]

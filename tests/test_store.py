@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -12,9 +12,8 @@ from skill_studio.core import scores, skillmd
 from skill_studio.core.fields import to_skill
 from skill_studio.core.frontmatter import compose
 from skill_studio.core.model import Lifecycle, Origin, SkillFile, TrustTier
+from skill_studio.core.store import AlreadyExists, DependentsExist, Filters, NotFound, Store, VersionConflict, fts_query
 from skill_studio.core.store.schema import SCHEMA_VERSION
-from skill_studio.core.store import (AlreadyExists, DependentsExist, Filters, NotFound, Store,
-                                     VersionConflict, fts_query)
 
 SPEC_COLUMNS = ["name", "description", "content", "steps", "trigger_pattern", "origin", "lifecycle",
                 "trust_tier", "version", "success_rate", "utility_score", "freshness", "last_used_at",
@@ -111,7 +110,7 @@ def test_record_use_follows_the_spec_formulas(store):
 
 
 def test_freshness_halves_every_thirty_days(store):
-    now = datetime(2026, 1, 31, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 31, tzinfo=UTC)
     store.add(make("a"), now=now - timedelta(days=30))
     store.add(make("b"), now=now - timedelta(days=90))
     store.add(make("c"), now=now - timedelta(days=200))

@@ -7,10 +7,10 @@ import itertools
 import sqlite3
 
 import pytest
+from test_store import make
 
 from skill_studio.core.model import EXPOSED_STATES, Lifecycle, Origin
 from skill_studio.core.store import Filters, Store
-from test_store import make
 
 STATES = [Lifecycle.CANDIDATE, Lifecycle.VERIFIED, Lifecycle.RELEASED, Lifecycle.DEGRADED,
           Lifecycle.DEPRECATED, Lifecycle.ARCHIVED]
@@ -111,7 +111,7 @@ def test_close_stops_the_counting_connection(library):
     reader, pool = library._reader
     library.close()
     assert library._reader is None
-    with pytest.raises(Exception):
+    with pytest.raises(sqlite3.ProgrammingError):   # its connection is closed
         reader.names()
     with pytest.raises(RuntimeError):
         pool.submit(print)

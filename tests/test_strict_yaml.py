@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from conftest import REAL_WORLD, SAMPLES, skill_folders
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_validate import _line
 
 from skill_studio.core.strict_yaml import DialectError, Where, _compose_strict, _to_data
-
-from conftest import REAL_WORLD, SAMPLES, skill_folders
-from test_validate import _line
 
 
 def _read(text: str, fast: bool):
@@ -21,7 +20,7 @@ def _read(text: str, fast: bool):
         return ("text",)
     try:
         return ("data", repr(_to_data(root, top=True)))
-    except Exception as e:  # the exact path's own checks run later; compare the data only
+    except Exception as e:  # noqa: BLE001 - the exact path's own checks run later; compare the data only
         return ("data-error", type(e).__name__)
 
 

@@ -10,9 +10,9 @@ import struct
 import warnings
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 GOOD_MD = b"---\nname: hostile-skill\ndescription: Does a thing. Use when testing.\n---\nBody.\n"
 

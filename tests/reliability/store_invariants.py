@@ -8,8 +8,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from skill_studio.core.model import SkillFile
 from skill_studio.core.store.rows import content_hash

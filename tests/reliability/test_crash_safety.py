@@ -12,11 +12,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from store_invariants import count, kill_when, python, store_problems, studio
 
 from skill_studio.core import scores
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.core.store import Store
-from store_invariants import count, kill_when, python, store_problems, studio
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -265,10 +265,10 @@ def test_an_export_killed_midway_leaves_old_or_new_files(tmp_path, kind):
             changed = build_skill(new[name].encode(), name, [SkillFile("references/notes.md", b"new notes\n" * 50000,
                                                                        0o644)], origin=Origin.HUMAN, source="x")
             store.update(name, changed, s.version)
-    for attempt in range(3):   # kill at three different moments
+    for _attempt in range(3):   # kill at three different moments
         started = out.stat().st_mtime_ns
         killed = kill_when(python(_EXPORTER, str(db), str(out), kind),
-                           lambda: _newest_change(out) > started and random.random() < 0.05)
+                           lambda started=started: _newest_change(out) > started and random.random() < 0.05)
         assert killed
         for name in old:
             if kind == "zip":

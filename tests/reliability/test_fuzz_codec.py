@@ -42,7 +42,7 @@ newlines = st.sampled_from(["\n", "\r\n", "\r"])
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=40),
-    st.dates(), st.datetimes(timezones=st.none() | st.just(datetime.timezone.utc)),
+    st.dates(), st.datetimes(timezones=st.none() | st.just(datetime.UTC)),
     st.binary(max_size=20),
 )
 documents = st.recursive(

@@ -14,14 +14,44 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hostile_builders import (
+    GOOD_MD,
+    Built,
+    Case,
+    alias_depth_chain,
+    archive_case,
+    base,
+    deep_block_map,
+    deep_block_seq,
+    dump_store,
+    folder_is_link_loop,
+    folder_links_to_itself,
+    folder_not_utf8,
+    frontmatter,
+    laughs,
+    laughs_block,
+    link_in_skill,
+    link_loop_in_skill,
+    link_member,
+    make_zip,
+    many_keys,
+    md_case,
+    merge_bomb,
+    named,
+    odd_file_name,
+    odd_folder_name,
+    patch_member,
+    rename_member,
+    skill_folder,
+    skill_md_is_fifo,
+    skill_md_is_folder,
+    skill_md_link,
+    sparse_skill_md,
+    tree_with_self_link,
+    zip_bytes,
+    zip_with_zeros,
+)
 
-from hostile_builders import (GOOD_MD, Built, Case, alias_depth_chain, archive_case, base, deep_block_map,
-                              deep_block_seq, dump_store, folder_is_link_loop, folder_links_to_itself,
-                              folder_not_utf8, frontmatter, laughs, laughs_block, link_in_skill,
-                              link_loop_in_skill, link_member, make_zip, many_keys, md_case, merge_bomb,
-                              named, odd_file_name, odd_folder_name, patch_member, rename_member,
-                              skill_folder, skill_md_is_fifo, skill_md_is_folder, skill_md_link,
-                              sparse_skill_md, tree_with_self_link, zip_bytes, zip_with_zeros)
 from skill_studio.core.importer import import_paths
 from skill_studio.core.names import printable
 

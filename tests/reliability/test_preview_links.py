@@ -6,18 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import SCREENSHOTS, png_bytes
+from desktop_links import opened  # noqa: F401 - a fixture
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from conftest import SCREENSHOTS, png_bytes
-from desktop_links import opened  # noqa: F401 - a fixture
 from skill_studio.ui.designer.link_dialog import WebLinkDialog
 from skill_studio.ui.designer.preview import PreviewPane
 
 
 @pytest.fixture
-def pane(qtbot, opened):
+def pane(qtbot, opened):  # noqa: F811 - the fixture imported above
     widget = PreviewPane()
     qtbot.addWidget(widget)
     widget.resize(640, 420)
@@ -43,11 +43,19 @@ class DialogWatcher:
     def __init__(self, answer: str = "cancel", screenshot: Path | None = None) -> None:
         self.answer, self.screenshot = answer, screenshot
         self.shown: list[str] = []
+        self.looks = 0   # how many times it has looked for a dialog
         self.timer = QTimer(interval=10)
         self.timer.timeout.connect(self._look)
         self.timer.start()
 
+    def looked_again(self, qtbot) -> None:
+        """Wait until the watcher has looked twice more: a dialog that had opened by now was seen
+        (and whatever was queued before this call has been handled)."""
+        looks = self.looks
+        qtbot.waitUntil(lambda: self.looks >= looks + 2, timeout=10000)
+
     def _look(self) -> None:
+        self.looks += 1
         dialog = QApplication.activeModalWidget()
         if not isinstance(dialog, WebLinkDialog) or not dialog.isVisible() or dialog.result():
             return
@@ -93,16 +101,16 @@ def links(pane):
     return pane
 
 
-def test_hovering_a_web_link_only_names_it(qtbot, links, watcher, opened):
-    with qtbot.waitSignal(links.linkHovered, timeout=1000) as hovered:
+def test_hovering_a_web_link_only_names_it(qtbot, links, watcher, opened):  # noqa: F811 - the fixture imported above
+    with qtbot.waitSignal(links.linkHovered, timeout=5000) as hovered:
         qtbot.mouseMove(links.viewport(), link_point(links, "web link"))
     assert hovered.args == ["https://example.com/docs?q=1#part"]
     assert links.toolTip() == "https://example.com/docs?q=1#part"
-    qtbot.wait(100)
+    watcher.looked_again(qtbot)
     assert watcher.shown == [] and opened == []
 
 
-def test_titles_never_become_tooltips_that_read_markup(qtbot, pane, watcher, opened):
+def test_titles_never_become_tooltips_that_read_markup(qtbot, pane, watcher, opened):  # noqa: F811 - the fixture imported above
     pane.set_skill_files({"own.png": png_bytes(30, 20, "#008000")})
     title = "<b>bold</b><img src='spy.png'>"
     show(pane, markdown=f'[titled link](https://example.com/t "{title}")\n\n![own](own.png "{title}")\n')
@@ -117,7 +125,7 @@ def test_titles_never_become_tooltips_that_read_markup(qtbot, pane, watcher, ope
     assert watcher.shown == [] and opened == []
 
 
-def test_a_confirmed_web_link_opens_exactly_that_address(qtbot, links, watcher, opened):
+def test_a_confirmed_web_link_opens_exactly_that_address(qtbot, links, watcher, opened):  # noqa: F811 - the fixture imported above
     SCREENSHOTS.mkdir(exist_ok=True)
     watcher.answer, watcher.screenshot = "open", SCREENSHOTS / "preview-link-dialog.png"
     click_link(qtbot, links, "web link")
@@ -125,13 +133,13 @@ def test_a_confirmed_web_link_opens_exactly_that_address(qtbot, links, watcher, 
     assert opened == [QUrl("https://example.com/docs?q=1#part")]
 
 
-def test_a_cancelled_web_link_opens_nothing(qtbot, links, watcher, opened):
+def test_a_cancelled_web_link_opens_nothing(qtbot, links, watcher, opened):  # noqa: F811 - the fixture imported above
     with qtbot.waitSignal(links.linkRefused, timeout=3000):
         click_link(qtbot, links, "web link")
     assert watcher.shown == ["https://example.com/docs?q=1#part"] and opened == []
 
 
-def test_the_dialog_shows_the_whole_address_and_the_encoded_form_of_a_look_alike(qtbot, opened):
+def test_the_dialog_shows_the_whole_address_and_the_encoded_form_of_a_look_alike(qtbot, opened):  # noqa: F811 - the fixture imported above
     look_alike = WebLinkDialog(QUrl("https://\u0430pple.com/login"))   # a Cyrillic "а"
     qtbot.addWidget(look_alike)
     assert "https://xn--pple-43d.com/login" in look_alike.address_text()
@@ -144,7 +152,7 @@ def test_the_dialog_shows_the_whole_address_and_the_encoded_form_of_a_look_alike
 
 
 @pytest.mark.parametrize("label", [label for label, _ in OTHER_LINKS])
-def test_other_links_open_nothing_and_ask_nothing(qtbot, links, watcher, opened, label):
+def test_other_links_open_nothing_and_ask_nothing(qtbot, links, watcher, opened, label):  # noqa: F811 - the fixture imported above
     files = []
     links.openFileRequested.connect(files.append)
     with qtbot.waitSignal(links.linkRefused, timeout=3000) as refused:
@@ -153,7 +161,7 @@ def test_other_links_open_nothing_and_ask_nothing(qtbot, links, watcher, opened,
     assert watcher.shown == [] and opened == [] and files == []
 
 
-def test_skill_file_and_in_page_links_work_as_before(qtbot, links, watcher, opened):
+def test_skill_file_and_in_page_links_work_as_before(qtbot, links, watcher, opened):  # noqa: F811 - the fixture imported above
     with qtbot.waitSignal(links.openFileRequested, timeout=3000) as asked:
         click_link(qtbot, links, "guide link")
     assert asked.args == ["references/guide.md"]
@@ -163,10 +171,10 @@ def test_skill_file_and_in_page_links_work_as_before(qtbot, links, watcher, open
     assert watcher.shown == [] and opened == []
 
 
-def test_rendering_and_hovering_never_open_anything(qtbot, pane, watcher, opened):
+def test_rendering_and_hovering_never_open_anything(qtbot, pane, watcher, opened):  # noqa: F811 - the fixture imported above
     body = "\n\n".join(f"[{label} link]({url})" for label, url in OTHER_LINKS) + "\n\n[web](https://example.com/)\n"
     show(pane, markdown=body + "\n\n" + LINKS_HTML)
     for y in range(5, pane.viewport().height(), 12):
         qtbot.mouseMove(pane.viewport(), QPoint(40, y))
-    qtbot.wait(50)
+    watcher.looked_again(qtbot)
     assert watcher.shown == [] and opened == []

@@ -4,15 +4,23 @@ that could load a file or carry a link."""
 
 from __future__ import annotations
 
-
 import pytest
+from conftest import SCREENSHOTS
 from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QSettings, Qt, QTimer
 from PySide6.QtGui import QHelpEvent, QImage, QTextDocument
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QGraphicsView, QLabel, QMessageBox,
-                               QStyleOptionViewItem, QTabBar, QToolTip, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QGraphicsView,
+    QLabel,
+    QMessageBox,
+    QStyleOptionViewItem,
+    QTabBar,
+    QToolTip,
+    QWidget,
+)
 
-from conftest import SCREENSHOTS
 from skill_studio.core import linked
 from skill_studio.core.diagnostics import err
 from skill_studio.core.folders import build_skill

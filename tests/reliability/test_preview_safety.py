@@ -12,11 +12,11 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from conftest import SCREENSHOTS, png_bytes
+from desktop_links import opened  # noqa: F401 - a fixture
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage
 
-from conftest import SCREENSHOTS, png_bytes
-from desktop_links import opened  # noqa: F401 - a fixture
 from skill_studio.core.render import render_markdown
 from skill_studio.core.sanitize import sanitize_html, svg_is_self_contained
 from skill_studio.ui.designer.preview import PreviewPane, skill_path
@@ -252,7 +252,7 @@ class RecordingPane(PreviewPane):
 
 
 @pytest.fixture
-def pane(qtbot, outside, skill_files, monkeypatch, opened):
+def pane(qtbot, outside, skill_files, monkeypatch, opened):  # noqa: F811 - the fixture imported above
     monkeypatch.chdir(Path(outside["root"]) / "skill")
     widget = RecordingPane()
     qtbot.addWidget(widget)
@@ -291,7 +291,7 @@ def show(pane: RecordingPane, *, markdown: str | None = None, html: str | None =
 
 
 @pytest.mark.parametrize(("name", "sample"), SAMPLES, ids=[n for n, _ in SAMPLES])
-def test_the_preview_asks_only_for_the_skills_own_files(name, sample, pane, outside, skill_files, opened):
+def test_the_preview_asks_only_for_the_skills_own_files(name, sample, pane, outside, skill_files, opened):  # noqa: F811 - the fixture imported above
     text = fill(sample, outside)
     for kind, shown in (("markdown", {"markdown": text}),
                         ("sanitised html", {"html": sanitize_html(text, base_files=skill_files)[0]})):
@@ -307,7 +307,7 @@ def test_the_preview_asks_only_for_the_skills_own_files(name, sample, pane, outs
     assert opened == []
 
 
-def test_the_skills_own_image_is_requested_and_shown(pane, outside, opened):
+def test_the_skills_own_image_is_requested_and_shown(pane, outside, opened):  # noqa: F811 - the fixture imported above
     show(pane, markdown=fill("Own: ![own](images/own.png)\n\nOutside: ![spy]({SPY}) ![spy](spy.png)\n", outside))
     assert "images/own.png" in pane.requested
     assert colours_on_screen(pane, OWN_COLOUR, SPY_COLOUR) == {OWN_COLOUR}

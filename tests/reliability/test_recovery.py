@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from store_invariants import studio
 
 from skill_studio.core.folders import build_skill, read_folder
 from skill_studio.core.importer import import_paths
 from skill_studio.core.model import Origin, SkillFile
 from skill_studio.core.store import Store, StoreError, UnusableStore
 from skill_studio.core.store.rescue import REPORT_NAME, rescue
-from store_invariants import studio
 
 
 def _digest(path: Path) -> str:
@@ -287,10 +287,10 @@ def test_a_store_damaged_where_it_is_opened_is_explained_before_any_window(resto
 
 def test_the_newer_store_dialog_as_the_user_sees_it(qtbot, tmp_path):
     """The real dialog at start: its text and buttons; Quit gives up. Saved as a screenshot."""
+    from conftest import SCREENSHOTS
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from conftest import SCREENSHOTS
     from skill_studio.ui.store_trouble import StoreTrouble
 
     SCREENSHOTS.mkdir(exist_ok=True)
@@ -311,10 +311,10 @@ def test_the_newer_store_dialog_as_the_user_sees_it(qtbot, tmp_path):
 
 
 def test_the_damaged_store_dialog_offers_the_rescue(qtbot, tmp_path):
+    from conftest import SCREENSHOTS
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from conftest import SCREENSHOTS
     from skill_studio.ui.store_trouble import StoreTrouble, describe
 
     SCREENSHOTS.mkdir(exist_ok=True)

@@ -6,8 +6,10 @@ and detail panel; screenshots for a person to look at."""
 from __future__ import annotations
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QDialog
+from test_store import make
 
 from skill_studio.core.bus import Binding, Condition
 from skill_studio.core.model import Lifecycle
@@ -16,8 +18,6 @@ from skill_studio.ui.bindings.binding_dialog import BindingDialog
 from skill_studio.ui.bindings.bindings_panel import BindingsPanel
 from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
-from conftest import SCREENSHOTS
-from test_store import make
 
 
 @pytest.fixture
@@ -33,7 +33,8 @@ def bus_store(store):
                                                                           "arguments": {"path": "{file.path}"}},
                               conditions=[Condition("branch", "main")], priority=5))
     store.add_binding(Binding("release-notes", "commit_created", "emit_event",
-                              {"event_type": "file_changed", "payload": {"branch": "main", "file": {"path": "CHANGELOG.md"}}}))
+                              {"event_type": "file_changed",
+                               "payload": {"branch": "main", "file": {"path": "CHANGELOG.md"}}}))
     store.add_binding(Binding("draft-helper", "test_failed", "notify", {"message": "tests failed on {branch}"},
                               priority=1))
     store.add_binding(Binding("lint-fixer", "test_failed", "inject_context", {"text": "Lint {file.path}"},
@@ -183,8 +184,10 @@ def test_the_simulator_with_cooldowns_and_the_log(panel, qtbot, bus_store):
     qtbot.mouseClick(sim.dispatch_button, Qt.LeftButton)
     emitter = sim.results.topLevelItem(0)
     assert emitter.text(1) == "fired" and emitter.child(0).text(0) == "emitted file_changed"
-    assert emitter.child(0).child(0).text(0) == "lint-fixer → call_tool" and emitter.child(0).child(0).text(1) == "fired"
-    assert "CHANGELOG.md" in emitter.child(0).child(0).text(3) and "run_linter" in emitter.child(0).child(0).text(3)      # the tool's arguments filled from the payload
+    called = emitter.child(0).child(0)
+    assert called.text(0) == "lint-fixer → call_tool" and called.text(1) == "fired"
+    # the tool's arguments filled from the payload
+    assert "CHANGELOG.md" in called.text(3) and "run_linter" in called.text(3)
     # the log lists every event, filters and searches, and shows one event's details
     log = panel.log
     panel.tabs.setCurrentWidget(log)

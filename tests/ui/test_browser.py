@@ -2,6 +2,7 @@
 
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QToolTip
@@ -12,7 +13,6 @@ from skill_studio.ui import theme
 from skill_studio.ui.browser import BrowserWidget
 from skill_studio.ui.card_delegate import CardDelegate, CardFonts, card_layout
 from skill_studio.ui.models import SkillListModel
-from conftest import SCREENSHOTS
 
 SHOTS = SCREENSHOTS
 
@@ -129,7 +129,7 @@ def test_double_click_and_enter_activate_a_skill(qtbot, browser, mode):
         qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=rect.center())
         qtbot.mouseDClick(view.viewport(), Qt.LeftButton, pos=rect.center())
     assert blocker.args == ["pdf-extract"]
-    qtbot.wait(50)
+    QApplication.processEvents()   # (anything the clicks left queued is handled)
     assert activations == ["pdf-extract"]  # once per double-click
     browser.select_name("security-review")
     view.setFocus()
@@ -227,13 +227,14 @@ def test_screenshots(qtbot, browser):
             theme.apply_theme(app, tokens)
             for mode in ("cards", "list"):
                 browser.set_view_mode(mode)
-                qtbot.wait(20)
+                qtbot.waitUntil(lambda: browser.current_view().isVisible(), timeout=5000)
+                QApplication.processEvents()   # pending layouts and repaints, before the picture
                 path = SHOTS / f"browser-{mode}-{name}.png"
                 assert browser.grab().save(str(path))
                 assert path.stat().st_size > 0
         browser.set_view_mode("cards")
         qtbot.keyClicks(browser.search, "zebracorn")
-        qtbot.waitUntil(lambda: browser.empty_label.isVisible(), timeout=2000)
+        qtbot.waitUntil(lambda: browser.empty_label.isVisible(), timeout=5000)
         assert browser.grab().save(str(SHOTS / "browser-no-match-dark.png"))
     finally:
         theme.apply_theme(app, theme.LIGHT)

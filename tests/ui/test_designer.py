@@ -4,10 +4,11 @@ drafts after a crash, closing with unsaved changes, read-only builtins."""
 from __future__ import annotations
 
 import pytest
+import shiboken6
+from conftest import SCREENSHOTS
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
-from conftest import SCREENSHOTS
 from skill_studio.core.store import Store
 from skill_studio.ui import theme
 from skill_studio.ui.designer.designer import DesignerWidget
@@ -57,6 +58,16 @@ def type_at_end(qtbot, designer, text):
             qtbot.keyClick(editor, Qt.Key_Return)
         if piece:
             qtbot.keyClicks(editor, piece)
+
+
+def settle(qtbot, designer):
+    """Wait until the designer has caught up with the last edit: validated (and shown it), the
+    form and steps in step, the preview rendered, the editor in the theme's colours."""
+    qtbot.waitUntil(lambda: not (designer.validator.is_busy() or designer._form_timer.isActive()
+                                 or designer.preview._debounce.isActive() or designer.editor._recolour_pending),
+                    timeout=10000)
+    designer.validator.wait()
+    QApplication.processEvents()   # what is already on its way (a validation result, layouts) arrives
 
 
 def test_enter_on_a_card_opens_the_designer_in_a_tab(window, qtbot):
@@ -174,7 +185,7 @@ def test_a_draft_survives_a_window_destroyed_without_saving(qtbot, seeded_store,
     type_at_end(qtbot, designer, "\nUnsaved work.\n")
     qtbot.waitUntil(lambda: seeded_store.draft(SKILL) is not None, timeout=8000)  # autosaved while typing
     w.deleteLater()  # gone without closeEvent, as after a crash
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: not shiboken6.isValid(w), timeout=5000)
 
     again = MainWindow(seeded_store, settings)
     qtbot.addWidget(again)
@@ -243,16 +254,18 @@ def test_screenshots(window, designer, qtbot):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with qtbot.waitSignal(designer.preview.rendered, timeout=5000):
         designer.preview.render_now()
-    qtbot.wait(400)
+    settle(qtbot, designer)
     assert window.grab().save(str(SCREENSHOTS / "designer-light.png"))
     app = QApplication.instance()
     theme.apply_theme(app, theme.DARK)
     try:
-        qtbot.wait(400)
+        qtbot.waitUntil(lambda: designer.preview.dark, timeout=5000)   # the preview follows the theme
+        settle(qtbot, designer)
         assert window.grab().save(str(SCREENSHOTS / "designer-dark.png"))
     finally:
         theme.apply_theme(app, theme.LIGHT)
-        qtbot.wait(50)
+        qtbot.waitUntil(lambda: not designer.preview.dark, timeout=5000)
+        settle(qtbot, designer)
 
 
 def test_keys_in_the_designer_act_on_the_designer(window, designer, qtbot):
@@ -286,7 +299,7 @@ def test_preview_can_be_hidden_or_shown_full_width(designer):
 
 def test_no_part_of_the_designer_becomes_a_window_of_its_own(window, designer, qtbot):
     type_at_end(qtbot, designer, "x")
-    qtbot.wait(50)
+    settle(qtbot, designer)   # everything the keystroke set off has happened
     strays = [w for w in QApplication.topLevelWidgets() if w.isVisible() and not isinstance(w, MainWindow)]
     assert strays == []
     assert QApplication.activeWindow() is window
@@ -392,12 +405,18 @@ def test_restoring_a_version_from_before_a_rename_keeps_the_name(designer, windo
     assert "name: notes-for-release" in stored.skill_md and designer.session.name == "notes-for-release"
 
 
-def test_steady_typing_still_writes_drafts(designer, qtbot):
+def test_steady_typing_still_writes_drafts(designer, window, qtbot):
     type_at_end(qtbot, designer, "a")
-    first = designer._draft_timer.remainingTime()
-    qtbot.wait(300)
-    type_at_end(qtbot, designer, "b")
-    assert 0 < designer._draft_timer.remainingTime() <= first - 200  # not restarted by the keystroke
+    assert designer._draft_timer.isActive() and window.store.draft(SKILL) is None
+
+    def typed_on_and_drafted():
+        # A keystroke every few milliseconds, never a pause: a draft timer that each keystroke
+        # restarted would never fire.
+        type_at_end(qtbot, designer, "b")
+        return window.store.draft(SKILL) is not None
+
+    qtbot.waitUntil(typed_on_and_drafted, timeout=30000)
+    assert window.store.draft(SKILL)[0].rstrip("b").endswith("a")   # the text as typed so far
 
 
 def test_save_as_copy_of_a_builtin_opens_an_editable_copy(window):

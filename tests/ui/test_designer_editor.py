@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt
 from PySide6.QtGui import QFont, QHelpEvent, QTextCharFormat, QTextCursor, QTextFormat, QWheelEvent
 from PySide6.QtWidgets import QApplication, QToolTip, QVBoxLayout, QWidget
@@ -12,7 +13,6 @@ from skill_studio.ui.designer import editor as editor_module
 from skill_studio.ui.designer.editor import CodeEditor, LineNumberGutter, changed_span, utf16_len
 from skill_studio.ui.designer.find_bar import FindReplaceBar
 from skill_studio.ui.designer.highlighter import FENCE, FRONT, FileHighlighter, SkillHighlighter
-from conftest import SCREENSHOTS
 
 SKILL = """\
 ---
@@ -218,7 +218,7 @@ def test_typing_rehighlights_only_the_changed_block(qtbot, monkeypatch):
     highlighted: list[int] = []
 
     class CountingHighlighter(SkillHighlighter):
-        def highlightBlock(self, text):  # noqa: N802
+        def highlightBlock(self, text):
             highlighted.append(self.currentBlock().blockNumber())
             super().highlightBlock(text)
 
@@ -550,7 +550,10 @@ def _screenshot(qtbot, name: str) -> None:
     find_bar.find_field.setText("pdf")
     find_bar.replace_field.setText("PDF")
     ed.scroll_to_line(1)
-    qtbot.wait(50)
+    # The bar shows with its marks, and the editor has its theme's colours.
+    qtbot.waitUntil(lambda: find_bar.isVisible() and find_bar.match_count() > 0 and not find_bar._refresh.isActive()
+                    and not ed._recolour_pending, timeout=5000)
+    QApplication.processEvents()   # pending layouts and repaints, before the picture
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     assert host.grab().save(str(SCREENSHOTS / name))
 

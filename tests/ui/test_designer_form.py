@@ -3,6 +3,7 @@
 import stat
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QWidget
 
@@ -12,7 +13,6 @@ from skill_studio.ui import theme
 from skill_studio.ui.designer.files_panel import MAX_FILE_BYTES, FilesPanel, check_path
 from skill_studio.ui.designer.metadata_form import DEBOUNCE_MS, MetadataForm
 from skill_studio.ui.designer.steps_editor import BODY_NOTE, StepsEditor
-from conftest import SCREENSHOTS
 
 SKILL = """\
 ---
@@ -582,9 +582,9 @@ def _form_and_steps(qtbot):
     box.resize(980, 760)
     box.show()
     qtbot.waitExposed(box)
-    from PySide6.QtWidgets import QScrollArea
-    qtbot.wait(50)
-    print("SCROLL", form.findChild(QScrollArea).verticalScrollBar().isVisible())
+    qtbot.waitUntil(lambda: form.isVisible() and steps.isVisible() and not steps._sync_timer.isActive(),
+                    timeout=5000)
+    QApplication.processEvents()   # pending layouts and repaints, before the picture
     return box
 
 
@@ -602,7 +602,8 @@ def test_screenshots(qtbot):
         panel.show()
         qtbot.waitExposed(panel)
         panel.select("assets/diagram.png")
-        qtbot.wait(50)
+        qtbot.waitUntil(lambda: "assets/diagram.png" in (panel.selected_path() or ()), timeout=5000)
+        QApplication.processEvents()
         assert panel.grab().save(str(SCREENSHOTS / "designer-files.png"))
         theme.apply_theme(app, theme.DARK)
         dark = _form_and_steps(qtbot)

@@ -3,10 +3,10 @@
 import base64
 import re
 import threading
-import time
 
 import pytest
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QPoint, Qt, QTimer, QUrl
+from conftest import SCREENSHOTS, png_bytes
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QPoint, Qt, QThreadPool, QTimer, QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument, QTextTable
 from PySide6.QtWidgets import QApplication
 
@@ -14,7 +14,6 @@ from skill_studio.core.render import stylesheet
 from skill_studio.ui import theme
 from skill_studio.ui.designer import preview
 from skill_studio.ui.designer.preview import EMPTY_HINT, PreviewPane, SourceMap, skill_path
-from conftest import SCREENSHOTS, png_bytes
 
 IMAGE = QTextDocument.ResourceType.ImageResource.value
 
@@ -124,12 +123,14 @@ def test_empty_body_shows_a_hint(pane):
 def test_typing_renders_once_after_the_pause(qtbot, pane):
     renders = []
     pane.rendered.connect(lambda: renders.append(pane.toPlainText()))
-    with qtbot.waitSignal(pane.rendered, timeout=2000):
-        for i in range(6):
+    with qtbot.waitSignal(pane.rendered, timeout=5000):
+        for i in range(6):   # keystrokes in a row: each one (re)starts the pause, none renders
             pane.set_markdown(f"# Draft {i}\n")
-            qtbot.wait(30)
+            assert pane._debounce.isActive()
         assert renders == []  # nothing renders while typing continues
-    qtbot.wait(400)
+    # Rendered once, the newest text; nothing is left waiting to render again.
+    qtbot.waitUntil(lambda: not pane._debounce.isActive(), timeout=5000)
+    QApplication.processEvents()
     assert len(renders) == 1 and "Draft 5" in renders[0]
 
 
@@ -140,14 +141,17 @@ def test_hidden_pane_renders_only_when_shown_again(qtbot, pane):
     pane.rendered.connect(lambda: renders.append(1))
     pane.set_markdown("# Second\n")
     pane.set_markdown("# Third\n")
-    qtbot.wait(500)
+    # Hidden, no render is even scheduled (the debounce is not running): nothing can come later.
+    qtbot.waitUntil(lambda: not pane._debounce.isActive(), timeout=5000)
+    QApplication.processEvents()
     assert renders == [] and "First" in pane.toPlainText()
-    with qtbot.waitSignal(pane.rendered, timeout=2000):
+    with qtbot.waitSignal(pane.rendered, timeout=5000):
         pane.show()
     assert "Third" in pane.toPlainText() and renders == [1]
     pane.hide()
     pane.show()  # nothing changed: no further render
-    qtbot.wait(400)
+    qtbot.waitUntil(lambda: not pane._debounce.isActive(), timeout=5000)
+    QApplication.processEvents()
     assert renders == [1]
 
 
@@ -196,46 +200,58 @@ def test_source_map_skips_fenced_code_and_reads_setext_headings():
 def test_big_body_renders_on_a_worker_while_the_gui_keeps_ticking(qtbot, pane, monkeypatch):
     threads = []
     real = preview.render_markdown
+    rendering, gui_ticked = threading.Event(), threading.Event()
 
     def slow_render(text, **kwargs):
         threads.append(threading.current_thread())
-        time.sleep(0.3)
+        rendering.set()
+        # The render finishes only once the GUI thread has handled a timer tick while it ran (had
+        # it run on the GUI thread, no tick could come: it gives up waiting, and the test fails).
+        gui_ticked.wait(30)
         return real(text, **kwargs)
 
     monkeypatch.setattr(preview, "render_markdown", slow_render)
-    ticks = []
     timer = QTimer()
-    timer.timeout.connect(lambda: ticks.append(1))
+    timer.timeout.connect(lambda: rendering.is_set() and gui_ticked.set())
     timer.start(10)
-    with qtbot.waitSignal(pane.rendered, timeout=5000):
-        show_now(pane, big_body("worker"))
-    timer.stop()
+    try:
+        with qtbot.waitSignal(pane.rendered, timeout=10000):
+            show_now(pane, big_body("worker"))
+    finally:
+        timer.stop()
     assert threads and threads[0] is not threading.main_thread()
-    assert len(ticks) >= 5
+    assert gui_ticked.is_set()   # the GUI kept ticking while the body rendered
     assert "Big worker" in pane.toPlainText()
 
 
 def test_newest_text_wins_when_renders_overlap(qtbot, pane, monkeypatch):
     real = preview.render_markdown
-    old_done = threading.Event()
+    old_started, new_shown = threading.Event(), threading.Event()
 
     def render(text, **kwargs):
         if "Big old" in text:
-            time.sleep(0.5)  # the older render finishes last
-            result = real(text, **kwargs)
-            old_done.set()
-            return result
+            old_started.set()
+            new_shown.wait(30)  # the older render finishes last: once the newer one is shown
         return real(text, **kwargs)
 
     monkeypatch.setattr(preview, "render_markdown", render)
-    renders = []
-    pane.rendered.connect(lambda: renders.append(pane.toPlainText()))
-    show_now(pane, big_body("old"))
-    qtbot.wait(50)
-    with qtbot.waitSignal(pane.rendered, timeout=5000):
-        show_now(pane, big_body("new"))
-    qtbot.waitUntil(old_done.is_set, timeout=5000)
-    qtbot.wait(100)
+    pool = QThreadPool.globalInstance()
+    threads = pool.maxThreadCount()
+    pool.setMaxThreadCount(max(2, threads))   # the two renders run side by side
+    try:
+        renders = []
+        pane.rendered.connect(lambda: renders.append(pane.toPlainText()))
+        show_now(pane, big_body("old"))
+        qtbot.waitUntil(old_started.is_set, timeout=10000)   # the old render is under way
+        with qtbot.waitSignal(pane.rendered, timeout=10000):
+            show_now(pane, big_body("new"))
+        # The old render's result reaches the pane after the new one is shown, and is ignored.
+        with qtbot.waitSignal(pane._sink.finished, timeout=10000) as late:
+            new_shown.set()
+        assert "Big old" in late.args[1]
+    finally:
+        new_shown.set()
+        pool.setMaxThreadCount(threads)
     assert len(renders) == 1
     assert "Big new" in pane.toPlainText() and "Big old" not in pane.toPlainText()
 
@@ -256,14 +272,16 @@ def test_an_image_from_the_skill_is_shown(pane):
 def test_replaced_image_bytes_show_after_the_next_render(qtbot, pane):
     show_now(pane, "![flow](images/flow.png)\n")
     pane.set_skill_files({**FILES, "images/flow.png": png_bytes(40, 10, "#c62828")})
-    with qtbot.waitSignal(pane.rendered, timeout=2000):
+    with qtbot.waitSignal(pane.rendered, timeout=5000):
         pass
     assert pane.document().resource(IMAGE, QUrl("images/flow.png")).width() == 40
     renders = []
     pane.rendered.connect(lambda: renders.append(1))
     pane.set_skill_files({**FILES, "images/flow.png": png_bytes(40, 10, "#c62828")})
-    qtbot.wait(400)
-    assert renders == []  # the same files again: nothing to redo
+    # The same files again: no render is scheduled, so none can come later.
+    qtbot.waitUntil(lambda: not pane._debounce.isActive(), timeout=5000)
+    QApplication.processEvents()
+    assert renders == []  # nothing to redo
 
 
 def _data_url():
@@ -366,7 +384,7 @@ def test_clicking_a_web_link_opens_it_once(qtbot, linked):
 
 def test_clicking_a_skill_file_link_asks_to_open_it(qtbot, linked):
     pane, opened = linked
-    with qtbot.waitSignal(pane.openFileRequested, timeout=1000) as blocker:
+    with qtbot.waitSignal(pane.openFileRequested, timeout=5000) as blocker:
         click_text(qtbot, pane, "guide")
     assert blocker.args == ["references/guide.md"] and opened == []
 
@@ -389,7 +407,7 @@ def test_other_links_are_refused_with_a_message(qtbot, linked, url):
     files = []
     pane.openFileRequested.connect(files.append)
     top = pane.verticalScrollBar().value()
-    with qtbot.waitSignal(pane.linkRefused, timeout=1000) as blocker:
+    with qtbot.waitSignal(pane.linkRefused, timeout=5000) as blocker:
         pane.anchorClicked.emit(QUrl(url))
     assert "Not opened" in blocker.args[0]
     assert opened == [] and files == [] and pane.verticalScrollBar().value() == top
@@ -399,7 +417,7 @@ def test_hovering_a_link_shows_its_target(qtbot, linked):
     pane, _ = linked
     cursor = pane.document().find("website")
     rect = pane.cursorRect(cursor)
-    with qtbot.waitSignal(pane.linkHovered, timeout=1000) as blocker:
+    with qtbot.waitSignal(pane.linkHovered, timeout=5000) as blocker:
         qtbot.mouseMove(pane.viewport(), QPoint(rect.left() - 15, rect.center().y()))
     assert blocker.args == ["https://example.com/docs"]
     assert pane.toolTip() == "https://example.com/docs"
@@ -426,7 +444,7 @@ def _first_code_colour(pane):
 def test_dark_mode_changes_stylesheet_and_code_colours(qtbot, pane):
     show_now(pane, "```python\ndef f():\n    pass\n```\n")
     light = _first_code_colour(pane)
-    with qtbot.waitSignal(pane.rendered, timeout=2000):
+    with qtbot.waitSignal(pane.rendered, timeout=5000):
         pane.set_dark(True)
     assert pane.document().defaultStyleSheet() == stylesheet(True)
     assert _first_code_colour(pane) != light
@@ -437,11 +455,11 @@ def test_pane_follows_the_application_theme(qtbot, pane):
     app = QApplication.instance()
     try:
         theme.apply_theme(app, theme.DARK)
-        qtbot.waitUntil(lambda: pane.dark, timeout=2000)
+        qtbot.waitUntil(lambda: pane.dark, timeout=5000)
         assert pane.document().defaultStyleSheet() == stylesheet(True)
     finally:
         theme.apply_theme(app, theme.LIGHT)
-    qtbot.waitUntil(lambda: not pane.dark, timeout=2000)
+    qtbot.waitUntil(lambda: not pane.dark, timeout=5000)
 
 
 # -- screenshots ------------------------------------------------------------------

@@ -2,9 +2,9 @@
 
 import difflib
 import threading
-import time
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -17,7 +17,6 @@ from skill_studio.ui import theme
 from skill_studio.ui.designer.diff_view import ADDED, EQUAL, FILLER, REMOVED, DiffView
 from skill_studio.ui.designer.history_panel import HistoryPanel
 from skill_studio.ui.designer.problems import PROFILE_LABELS, ProblemsPanel, ValidationRunner
-from conftest import SCREENSHOTS
 
 GOOD = "---\nname: demo\ndescription: Does a thing. Use when needed.\n---\n\n# Demo\n\nBody.\n"
 EXTRA_KEY = "---\nname: demo\ndescription: Does a thing. Use when needed.\nowner: me\n---\n\n# Demo\n"
@@ -37,42 +36,49 @@ def shown(qtbot, widget, height=620, width=900):
     return widget
 
 
-def echo_validator(calls, slow_text=None, started=None):
-    """A validator that reports its text as the message, sleeping on ``slow_text``."""
+def echo_validator(calls, slow_text=None, started=None, release=None):
+    """A validator that reports its text as the message; on ``slow_text`` it says it ``started``
+    and holds on until the test sets ``release``."""
     def validate(text, folder_name, profile, *, files=None, library_names=None):
         calls.append(text)
         if text == slow_text:
             started.set()
-            time.sleep(0.3)
+            release.wait(30)
         return [Diagnostic("X001", Severity.WARNING, text, 1)]
     return validate
+
+
+def settled(qtbot, runner):
+    """Wait until the runner has nothing pending or running, and what it sent is delivered."""
+    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=10000)
+    runner.wait()
+    QApplication.processEvents()   # a result already on its way from the pool thread arrives
 
 
 def test_runner_debounces_quick_requests_into_one_result(qtbot):
     calls, results = [], []
     runner = ValidationRunner(delay_ms=80, validate=echo_validator(calls))
     runner.finished.connect(results.append)
-    with qtbot.waitSignal(runner.finished, timeout=2000):
+    with qtbot.waitSignal(runner.finished, timeout=10000):
         for text in ("one", "two", "three"):
             runner.request(text, "demo", "strict")
-    runner.wait()
-    qtbot.wait(150)
+    settled(qtbot, runner)   # nothing else is on its way
     assert calls == ["three"]
     assert [[d.message for d in r] for r in results] == [["three"]]
     assert not runner.is_busy()
 
 
 def test_runner_newest_request_wins_when_work_overlaps(qtbot):
-    calls, results, started = [], [], threading.Event()
-    runner = ValidationRunner(delay_ms=0, validate=echo_validator(calls, "slow", started))
+    calls, results, started, release = [], [], threading.Event(), threading.Event()
+    runner = ValidationRunner(delay_ms=0, validate=echo_validator(calls, "slow", started, release))
     runner.finished.connect(results.append)
     runner.request("slow", "demo", "strict")
-    qtbot.waitUntil(started.is_set, timeout=2000)
+    qtbot.waitUntil(started.is_set, timeout=10000)
     runner.request("fast", "demo", "strict")
-    with qtbot.waitSignal(runner.finished, timeout=3000) as blocker:
+    release.set()   # the slow one ends only now, after the newer request
+    with qtbot.waitSignal(runner.finished, timeout=10000) as blocker:
         pass
-    runner.wait()
-    qtbot.wait(100)
+    settled(qtbot, runner)   # the slow one's result has come back too
     assert calls == ["slow", "fast"]  # the slow one did run, but its result was dropped
     assert [d.message for d in blocker.args[0]] == ["fast"]
     assert len(results) == 1 and runner.last == results[0]
@@ -84,8 +90,8 @@ def test_run_now_supersedes_a_pending_request(qtbot):
     runner.finished.connect(results.append)
     runner.request("later", "demo", "strict")
     now = runner.run_now("now", "demo", "strict")
-    qtbot.wait(200)
-    runner.wait()
+    assert not runner.is_busy()   # the pending request is dropped, not waiting for its delay
+    settled(qtbot, runner)
     assert [d.message for d in now] == ["now"] and calls == ["now"] and len(results) == 1
 
 
@@ -95,7 +101,7 @@ def test_validator_exception_becomes_an_error_diagnostic(qtbot):
     runner = ValidationRunner(delay_ms=0, validate=broken)
     [d] = runner.run_now(GOOD, "demo", "strict")
     assert (d.code, d.severity) == ("S000", Severity.ERROR) and "ZeroDivisionError: boom" in d.message
-    with qtbot.waitSignal(runner.finished, timeout=2000) as blocker:
+    with qtbot.waitSignal(runner.finished, timeout=10000) as blocker:
         runner.request(GOOD, "demo", "strict")
     assert [d.code for d in blocker.args[0]] == ["S000"]
     # An unknown profile is the validator's ValueError, reported the same way.
@@ -105,7 +111,7 @@ def test_validator_exception_becomes_an_error_diagnostic(qtbot):
 
 def test_broken_frontmatter_gives_an_error_on_its_line(qtbot):
     runner = ValidationRunner(delay_ms=10)
-    with qtbot.waitSignal(runner.finished, timeout=3000) as blocker:
+    with qtbot.waitSignal(runner.finished, timeout=10000) as blocker:
         runner.request(BROKEN, "demo", "strict", files=[], library_names=["demo"])
     [d] = [d for d in blocker.args[0] if d.severity is Severity.ERROR]
     assert d.code == "S003" and d.line == 3 and "quote it" in d.hint

@@ -9,9 +9,12 @@ import xml.etree.ElementTree as ET
 
 import networkx as nx
 import pytest
+import shiboken6
+from conftest import SCREENSHOTS
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
+from test_store import make
 
 from skill_studio.core.model import Lifecycle
 from skill_studio.ui import theme
@@ -19,8 +22,6 @@ from skill_studio.ui.graph.graph_canvas import LABEL_SCALE
 from skill_studio.ui.graph.graph_view import GraphView
 from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
-from conftest import SCREENSHOTS
-from test_store import make
 
 
 def skill(name, deps=(), conflicts=(), parent=None, lifecycle=Lifecycle.RELEASED):
@@ -230,7 +231,7 @@ def test_the_window_keeps_the_graph_in_step(window, qtbot, graph_store):
     assert window.workspace.current_designer().session.name == "deploy"
     # closed, the tab opens again; selections and changes meanwhile do no harm
     ws.close_designer(ws.indexOf(view))
-    qtbot.wait(50)                     # the closed view is deleted
+    qtbot.waitUntil(lambda: not shiboken6.isValid(view), timeout=5000)   # the closed view is deleted
     window.browser.select_name("lint")
     window.storeChanged.emit()
     window.actions["show_graph"].trigger()
@@ -312,10 +313,21 @@ def test_closing_while_a_reload_waits_starts_nothing_more(view, qtbot, monkeypat
     from skill_studio.ui.graph import graph_view
 
     real = graph_view.prepare
-    monkeypatch.setattr(graph_view, "prepare", lambda *a, **k: (time.sleep(0.3), real(*a, **k))[1])
+
+    def held(*args, cancelled, **kwargs):   # the first load goes on until it is cancelled
+        for _ in range(6000):
+            if cancelled():
+                break
+            time.sleep(0.01)
+        return real(*args, cancelled=cancelled, **kwargs)
+
+    monkeypatch.setattr(graph_view, "prepare", held)
     view.reload()
     view.store_changed()              # a second load waits for the first
     assert view.is_running() and view._again
-    view.shutdown()
-    qtbot.wait(600)                   # the first load's result arrives after the shutdown
-    assert not view._thread.isRunning() and not view.is_running()
+    thread = view._thread
+    view.shutdown()                   # cancels the first load and waits for its thread
+    assert not thread.isRunning()
+    # The first load's result arrives after the shutdown: it ends the run, and starts nothing more.
+    qtbot.waitUntil(lambda: not view.is_running(), timeout=10000)
+    assert view._thread is thread and not thread.isRunning() and not view._again

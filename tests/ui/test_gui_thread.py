@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from skill_studio.ui.gui_thread import GuiCaller, WrongThreadError, gui_only, on_gui_thread, require_gui_thread

@@ -3,22 +3,29 @@ cancel stores nothing; the plan applies only ticked moves; pairs can be merged o
 the trend and the thresholds page work; screenshots for a person to look at."""
 
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox, QDoubleSpinBox, QSpinBox
+from test_store import make
 
 from skill_studio.core import health
 from skill_studio.core.health import HealthRun, PlannedAction, SkillHealth
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
 from skill_studio.ui import theme
-from skill_studio.ui.health.health_models import (HEALTH_COLUMN, NAME_ROLE, VALUE_ROLE, HealthFilterProxy,
-                                                  PairModel, PlanModel, SkillHealthModel)
+from skill_studio.ui.health.health_models import (
+    HEALTH_COLUMN,
+    NAME_ROLE,
+    VALUE_ROLE,
+    HealthFilterProxy,
+    PairModel,
+    PlanModel,
+    SkillHealthModel,
+)
 from skill_studio.ui.health.health_parts import EMPTY_TREND, NO_SKILL
 from skill_studio.ui.health.health_view import HealthView
-from conftest import SCREENSHOTS
-from test_store import make
 
 CSV_BODY = ("# CSV cleaner\n\nRead the CSV file, trim every cell, drop empty rows, normalise the dates "
             "to ISO 8601 and write the file back.\n")
@@ -29,8 +36,9 @@ CSV_DESCRIPTION = "Cleans CSV files: trims cells, drops empty rows, normalises d
 def health_store(seeded_store):
     """The samples plus two stale llm skills (moved), a stale human one (reported only) and a
     near-duplicate pair where the llm copy should be merged into the human original."""
-    old = datetime.now(timezone.utc) - timedelta(days=400)
-    for name, description, origin in (("old-llm-notes", "Summarises meeting notes. Use when notes pile up.", Origin.LLM),
+    old = datetime.now(UTC) - timedelta(days=400)
+    for name, description, origin in (("old-llm-notes", "Summarises meeting notes. Use when notes pile up.",
+                                       Origin.LLM),
                                       ("old-llm-slides", "Builds slide decks. Use when a talk is due.", Origin.LLM),
                                       ("old-human-guide", "Explains releasing. Use when releasing.", Origin.HUMAN)):
         seeded_store.add(make(name, description, origin=origin), now=old)
@@ -278,14 +286,15 @@ def _shoot(qtbot, view, name):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     view.setAttribute(Qt.WA_DontShowOnScreen)   # laid out and painted, never a window on a screen
     view.show()
-    qtbot.wait(50)
+    qtbot.waitUntil(view.isVisible, timeout=5000)
+    QApplication.processEvents()   # pending layouts and repaints, before the picture
     image = view.grab()
     assert image.width() == 1280 and image.save(str(SCREENSHOTS / name))
 
 
 def test_screenshots(qtbot, view, health_store):
     health_store.add(make("log-reader", "Reads log files. Use when a service fails.", origin=Origin.LLM),
-                     now=datetime.now(timezone.utc) - timedelta(days=40))
+                     now=datetime.now(UTC) - timedelta(days=40))
     run_check(qtbot, view)
     run_check(qtbot, view)
     view.select_skill("csv-tidy")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from conftest import SAMPLES, SCREENSHOTS
 from PySide6.QtCore import QSettings
 
 from skill_studio.core import linked
@@ -15,7 +16,6 @@ from skill_studio.core.model import Origin
 from skill_studio.ui.agents.window_linked import ConflictDialog, LinksDialog
 from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
-from conftest import SAMPLES, SCREENSHOTS
 
 
 @pytest.fixture

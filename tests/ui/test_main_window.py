@@ -114,9 +114,11 @@ def test_delete_is_refused_while_others_depend(window, seeded_store):
 def test_screenshots(qtbot, tmp_path, seeded_store):
     """Card view, list view, dark theme and an empty store, for a person to look at."""
 
-    from skill_studio.ui import theme
+    from conftest import SCREENSHOTS
 
-    from conftest import SCREENSHOTS as out
+    out = SCREENSHOTS
+
+    from skill_studio.ui import theme
 
     out.mkdir(exist_ok=True)
     app = QApplication.instance()

@@ -2,6 +2,7 @@
 
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QLabel
 
@@ -10,7 +11,6 @@ from skill_studio.core.store import Filters
 from skill_studio.ui import theme
 from skill_studio.ui.detail_panel import EMPTY_TEXT, MISSING_TIP, DetailPanel
 from skill_studio.ui.stats_bar import StatsBar, summary
-from conftest import SCREENSHOTS
 
 SHOTS = SCREENSHOTS
 
@@ -139,7 +139,8 @@ def test_screenshots(qtbot, seeded_store):
             for name in ("release-notes", "shell-script-hardening", "security-review"):
                 panel.show_skill(name)
                 panel.show()
-                qtbot.wait(10)
+                qtbot.waitUntil(lambda name=name: panel.isVisible() and panel.skill_name == name, timeout=5000)
+                QApplication.processEvents()   # pending layouts and repaints, before the picture
                 assert panel.grab().save(str(SHOTS / f"detail_{name}_{mode}.png"))
     finally:
         theme.apply_theme(app, theme.LIGHT)

@@ -5,6 +5,7 @@ a screenshot for a person to look at."""
 from __future__ import annotations
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -12,7 +13,6 @@ from skill_studio.core.prompt import available_skills_block, skill_md_location
 from skill_studio.ui.agents.query_panel import COLUMNS, QueryPanel
 from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
-from conftest import SCREENSHOTS
 
 
 @pytest.fixture

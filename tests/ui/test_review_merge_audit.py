@@ -3,8 +3,10 @@
 import csv
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import QApplication, QDialog
+from test_store import make
 
 from skill_studio.core.lifecycle import Change, move, set_trust
 from skill_studio.core.model import Lifecycle
@@ -12,8 +14,6 @@ from skill_studio.core.store import StoreError
 from skill_studio.ui import theme
 from skill_studio.ui.review.audit_view import ALL_ACTIONS, COLUMNS, AuditLogView
 from skill_studio.ui.review.merge_dialog import CHOOSE, MergeDialog, added_colour, error_colour
-from conftest import SCREENSHOTS
-from test_store import make
 
 TARGET, SOURCE = "security-review", "code-review-checklist"
 

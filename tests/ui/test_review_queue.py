@@ -1,12 +1,14 @@
 """The review queue view: rows follow review.queue, the detail pane shows validation, nearest
 skills and the diff, and the whole flow runs from the keyboard; the view only asks, never writes."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from conftest import SCREENSHOTS
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QVBoxLayout, QWidget
+from test_store import make
 
 from skill_studio.core import review
 from skill_studio.core.diagnostics import err, warn
@@ -18,8 +20,6 @@ from skill_studio.ui.models import SKILL_ROLE
 from skill_studio.ui.review.queue_detail import clipped, validation_html
 from skill_studio.ui.review.queue_list import QueueDelegate, queue_row_layout, waiting_text
 from skill_studio.ui.review.queue_view import EMPTY_TEXT, HINT, ReviewQueueView
-from conftest import SCREENSHOTS
-from test_store import make
 
 PDF_TABLES = ("pdf-table-reader", "Reads tables out of PDF files and invoices into CSV. Use when a PDF "
               "holds tabular data.", "# PDF tables\n\nExtract the text of the PDF, then find its tables.\n")
@@ -30,7 +30,7 @@ LONG_NOTES = ("overlong-notes", "Takes meeting notes. " * 70, "# Notes\n\nWrite 
 def queue_store(seeded_store):
     """The samples (pdf-extract degraded, python-test-writer candidate, both 60+ days old) plus two
     fresh candidates: one near pdf-extract, one whose description breaks the strict profile."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     for (name, description, body), days in ((PDF_TABLES, 3), (LONG_NOTES, 1)):
         seeded_store.add(make(name, description, body, origin=Origin.LLM), now=now - timedelta(days=days))
     return seeded_store
@@ -93,7 +93,7 @@ def test_delegate_paints_from_the_row_without_store_queries(view, queue_store, m
 
 
 def test_waiting_text():
-    now = datetime(2025, 5, 10, tzinfo=timezone.utc)
+    now = datetime(2025, 5, 10, tzinfo=UTC)
     assert waiting_text("2025-05-07T00:00:00Z", now) == "waiting 3 days"
     assert waiting_text("2025-05-10T00:00:00Z", now) == "just arrived"
     assert waiting_text(None, now) == ""
@@ -383,8 +383,9 @@ def test_theme_change_recolours_and_screenshots(qtbot, view):
     try:
         for tokens, name in ((theme.LIGHT, "review-queue-light.png"), (theme.DARK, "review-queue-dark.png")):
             theme.apply_theme(app, tokens)
-            qtbot.waitUntil(lambda: not view._recolour_pending)
-            qtbot.wait(20)
+            qtbot.waitUntil(lambda colour=tokens.bar_utility: not view._recolour_pending
+                            and colour in view.detail.labels["strict"].text(), timeout=5000)
+            QApplication.processEvents()   # pending layouts and repaints, before the picture
             assert tokens.bar_utility in view.detail.labels["strict"].text()
             image = view.grab().toImage()
             assert image.save(str(SCREENSHOTS / name))

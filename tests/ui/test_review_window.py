@@ -3,7 +3,10 @@ panel and the cards, refusals that name the allowed moves, trust stars, undo, th
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
+import shiboken6
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -120,21 +123,29 @@ def test_screenshots(window, qtbot):
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     window.actions["show_queue"].trigger()
-    qtbot.wait(200)
+    queue = window.review.queue
+    qtbot.waitUntil(lambda: window.workspace.currentWidget() is queue and queue.isVisible()
+                    and queue.current_name() is not None, timeout=5000)
+    QApplication.processEvents()   # pending layouts and repaints, before the picture
     assert window.grab().save(str(SCREENSHOTS / "window-review-queue.png"))
     window.review.actions.move(["release-notes"], "degrade", "too many failures")
     window.actions["show_audit"].trigger()
-    qtbot.wait(200)
+    audit = window.review.audit
+    qtbot.waitUntil(lambda: window.workspace.currentWidget() is audit and audit.isVisible()
+                    and "release-notes" in [audit.model.index(r, 2).data() for r in range(audit.model.rowCount())],
+                    timeout=5000)
+    QApplication.processEvents()
     assert window.grab().save(str(SCREENSHOTS / "window-audit-log.png"))
 
 
 def test_the_health_tab_runs_applies_through_undo_and_merges(window, qtbot, seeded_store):
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
-    from skill_studio.core.model import Origin
     from test_store import make
 
-    seeded_store.add(make("forgotten", origin=Origin.LLM), now=datetime.now(timezone.utc) - timedelta(days=400))
+    from skill_studio.core.model import Origin
+
+    seeded_store.add(make("forgotten", origin=Origin.LLM), now=datetime.now(UTC) - timedelta(days=400))
     window.actions["show_health"].trigger()
     view = window.review.health
     assert window.workspace.currentWidget() is view
@@ -176,7 +187,8 @@ def test_closed_audit_and_health_tabs_open_again(window, qtbot, seeded_store):
     audit, health_view = window.review.audit, window.review.health
     for view in (audit, health_view):
         assert ws.close_designer(ws.indexOf(view))
-    qtbot.wait(50)                                    # the closed views are deleted
+    qtbot.waitUntil(lambda: not shiboken6.isValid(audit) and not shiboken6.isValid(health_view),
+                    timeout=5000)                     # the closed views are deleted
     name = window.review.queue.current_name()
     window.review.actions.move([name], "promote", "checked")   # refreshes what is open, nothing else
     assert seeded_store.get(name).lifecycle is Lifecycle.VERIFIED
