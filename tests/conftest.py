@@ -3,6 +3,7 @@
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,22 +35,43 @@ def png_bytes(width: int = 24, height: int = 16, colour: str = "#3056d3") -> byt
 # What Qt says when an object is used from a thread other than its own (timers, events, children,
 # pixmaps): in the tests every such message fails the test that caused it. Widgets belong to the
 # GUI thread; a worker's signal connected to a bare lambda runs the lambda in the worker's thread.
-CROSS_THREAD = re.compile(r"from another thread|in a different thread|owned by a different thread|"
-                          r"outside the GUI thread|not safe to use pixmaps|threads started with QThread|"
-                          r"Cannot move to target thread|current thread is not the object's thread")
+CROSS_THREAD = re.compile(r"from another thread|in another thread|in a different thread|"
+                          r"owned by a different thread|outside the GUI thread|not safe to use pixmaps|"
+                          r"threads started with QThread|Cannot move to target thread|"
+                          r"current thread is not the object's thread")
+
+# pytest-qt captures Qt's messages from a test's setup to the end of its call; outside that
+# (teardown, between tests) this handler sees them. It is installed once, and pytest-qt puts it
+# back after each test.
+_outside_capture: list[str] = []
+
+
+def _qt_messages(mode, context, message):
+    if CROSS_THREAD.search(message):
+        _outside_capture.append(message)
+    sys.stderr.write(message + "\n")
+
+
+def pytest_configure(config):
+    from PySide6.QtCore import qInstallMessageHandler
+
+    qInstallMessageHandler(_qt_messages)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """Fail a test (or its teardown) during which Qt reported an object used from another thread."""
+    """Fail a test (its setup, call or teardown) during which Qt reported an object used from
+    another thread."""
     report = yield
     capture = getattr(item, "qt_log_capture", None)
-    if capture is None or call.when == "setup" or report.failed:
-        return report
     seen = getattr(item, "_cross_thread_seen", 0)
-    messages = [r.message for r in capture.records[seen:] if CROSS_THREAD.search(r.message)]
-    item._cross_thread_seen = len(capture.records)
-    if messages:
+    messages = []
+    if capture is not None:
+        messages = [r.message for r in capture.records[seen:] if CROSS_THREAD.search(r.message)]
+        item._cross_thread_seen = len(capture.records)
+    messages += _outside_capture
+    _outside_capture.clear()
+    if messages and not report.failed:
         report.outcome = "failed"
         report.longrepr = ("Qt objects were used from a thread other than their own (widgets belong to "
                            "the GUI thread):\n  " + "\n  ".join(dict.fromkeys(messages)))

@@ -4,6 +4,7 @@ two: a wheel is built and installed with its dependencies), so marked: -m "not p
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -18,6 +19,8 @@ from skill_studio import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
 LINUX = ROOT / "packaging" / "linux"
+#: The versions the tests run with, for the environments this test makes.
+CONSTRAINTS = ROOT / "constraints.txt"
 
 pytestmark = pytest.mark.packaging
 
@@ -48,8 +51,9 @@ def test_the_wheel_installs_in_a_fresh_environment_and_passes_its_selftest(tmp_p
         pytest.skip("PyInstaller is absent: the packaging tools are not installed here")
     dist = tmp_path / "dist"
     # Without --wheel, build makes the sdist and then the wheel from it: the sdist must hold it all.
+    # The build's own environment takes the fixed versions too (setuptools), as the install does.
     built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env={**os.environ, "PIP_CONSTRAINT": str(CONSTRAINTS)})
     assert built.returncode == 0, built.stderr[-2000:]
     assert len(list(dist.glob("skill_studio-*.tar.gz"))) == 1
     wheel = next(dist.glob("skill_studio-*.whl"))
@@ -62,8 +66,8 @@ def test_the_wheel_installs_in_a_fresh_environment_and_passes_its_selftest(tmp_p
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    installed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], capture_output=True,
-                               text=True)
+    installed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-c", str(CONSTRAINTS), str(wheel)],
+                               capture_output=True, text=True)
     assert installed.returncode == 0, installed.stderr[-2000:]
     app = env_dir / "bin" / "skill-studio"
     version = subprocess.run([str(app), "--version"], capture_output=True, text=True)

@@ -67,9 +67,52 @@ def test_brackets_that_are_text_are_not_nesting():
         f"list: ['a, {brackets}', \"{brackets}\"]\n",
         f"url: http://x/{brackets}\n",
         f"# {brackets}\nname: z\n",
+        f"a: [!!str '{brackets}']\n",                      # a tag or an anchor before a quoted scalar
+        f"a: {{b: !!str '{brackets}'}}\n",
+        f"a: [&x '{brackets}']\n",
+        f'{{"a":"{brackets}"}}\n',                        # JSON style: ':' right after a quoted key
+        "".join(f'k{i}: {{"v":"["}}\n' for i in range(150)),
+        f"a: x\n  {brackets}\n",                          # a plain scalar going on on the next line
+        "a: x\n" + "".join(" " * (i + 2) + "- y\n" for i in range(150)),
+        f"k0: v\n&a k: |\n  {brackets}\n",                 # an anchored key's block scalar
     ]
     for text in texts:
         assert first_too_deep(text, MAX_DEPTH) is None, text
+
+
+def test_properties_before_keys_do_not_count_as_nesting():
+    # 52 levels, each key written after a tag: the key's column is where its tag starts
+    text = "".join(f"{' ' * 4 * i}k{i}a: v\n{' ' * 4 * i}! k{i}b:\n" for i in range(51)) + " " * 204 + "leaf: 1\n"
+    assert _depth(yaml.safe_load(text)) == 52
+    assert first_too_deep(text, MAX_DEPTH) is None
+
+
+def test_deep_nesting_after_text_that_looks_like_structure_is_found():
+    deep = "[" * 1001 + "]" * 1001
+    texts = [
+        f"a: [!!str ']', {deep}]",          # a bracket inside a tagged quoted scalar
+        f"a: [&x ']', {deep}]",
+        f"# c\x85a: {deep}",                # NEL ends a line for YAML 1.1 readers
+        f"a: [a?'b, {deep}]",               # '?' inside a plain scalar is text
+        f"a: 1\n\ufeff{deep}",              # a byte order mark at the start of a line
+        f"|\n x\n...\n{deep}",               # a document marker ends a block scalar
+        f'a: {{"k":"}} #", "z": {deep}}}',   # '#' inside a quoted scalar is text
+    ]
+    for text in texts:
+        assert first_too_deep(text, MAX_DEPTH) is not None, text[:40]
+
+
+def test_what_the_text_scan_misses_the_pure_python_parser_still_bounds(monkeypatch):
+    """libyaml stops at 1,000 levels in its own words; should the scan of the text ever miss a
+    deep structure, the events of the pure-Python parser (which has no such limit) still give
+    the studio's message."""
+    monkeypatch.setattr(yaml_guard, "first_too_deep", lambda text, limit: None)
+    try:
+        check_bounds("name: x\ndeep: " + "[" * 10_000 + "]" * 10_000)
+    except YamlBoundError as e:
+        assert str(e) == f"the frontmatter is nested more than {MAX_DEPTH} levels deep" and e.line == 1
+    else:
+        raise AssertionError("not refused")
 
 
 def test_a_skill_nested_too_deep_names_the_file_and_line_in_every_profile():
@@ -85,7 +128,7 @@ def test_a_skill_nested_too_deep_names_the_file_and_line_in_every_profile():
 
 
 _scalars = st.one_of(st.integers(), st.booleans(), st.none(),
-                     st.text(alphabet="ab[]{}:#,'\"-| \n", max_size=12))
+                     st.text(alphabet="ab[]{}:#,&!?*'\"-|> \n\t\x85\u2028", max_size=16))
 _values = st.recursive(_scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(st.text(alphabet="kxy[", min_size=1, max_size=3), inner,
                                                  max_size=3)), max_leaves=40)
@@ -97,11 +140,13 @@ def _nest(value, levels: int, as_map: bool):
     return value
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_values, st.integers(0, 130), st.booleans(), st.sampled_from([None, True, False]))
-def test_never_deeper_than_the_document_and_exact_in_flow_style(value, levels, as_map, flow):
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_values, st.integers(0, 130), st.booleans(), st.sampled_from([None, True, False]),
+       st.sampled_from([None, '"', "'", "|", ">"]), st.booleans())
+def test_never_deeper_than_the_document_and_exact_in_flow_style(value, levels, as_map, flow, style, start):
     value = _nest(value, levels, as_map)
-    text = yaml.safe_dump({"root": value}, default_flow_style=flow, width=60)
+    text = yaml.safe_dump({"root": value}, default_flow_style=flow, default_style=style, width=60,
+                          explicit_start=start, allow_unicode=True)
     depth = _depth(yaml.safe_load(text))
     found = first_too_deep(text, MAX_DEPTH)
     if depth <= MAX_DEPTH:

@@ -92,13 +92,24 @@ def check_bounds(text: str) -> None:
     if not _needs_events(text):
         return
     check_nesting(text)
-    parser = _EventParser(text)
+    if not _scan_with(_EventParser, text) and _EventParser is not yaml.BaseLoader:
+        # libyaml has limits of its own (1,000 levels, read ahead of the events) that may stop it
+        # before a bound is reached: the pure-Python parser, which has none, reads up to the
+        # same place, so that a bound crossed there is still reported in the studio's words.
+        _scan_with(yaml.BaseLoader, text)
+
+
+def _scan_with(parser_class, text: str) -> bool:
+    """Check the bounds on the events of ``parser_class``; False when the parser refused the text
+    (before any bound was crossed)."""
+    parser = parser_class(text)
     try:
         _scan(parser)
     except yaml.YAMLError:
-        pass  # the composer reports it, at the same place
+        return False  # the composer reports it, at the same place
     finally:
         parser.dispose()
+    return True
 
 
 def check_nesting(text: str) -> None:

@@ -11,15 +11,14 @@
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["first_too_deep"]
 
 _FLOW_OPEN = "[{"
 _FLOW_CLOSE = "]}"
-
-
-def _lines(text: str) -> list[str]:
-    """The lines of ``text``, split where YAML's readers split them (LF, CRLF, a lone CR)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+# Where YAML 1.1 readers (PyYAML's two) end a line.
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _ends_token(line: str, i: int) -> bool:
@@ -45,6 +44,14 @@ def _close_quote(line: str, i: int, quote: str) -> int:
     return -1
 
 
+def _skip_property(line: str, i: int, stops: str) -> int:
+    """The index after an anchor or a tag starting at ``i`` (it ends at a blank or a stop)."""
+    n = len(line)
+    while i < n and line[i] not in " \t" and line[i] not in stops:
+        i += 1
+    return i
+
+
 class _Scan:
     """The state carried from one line to the next."""
 
@@ -54,6 +61,7 @@ class _Scan:
         self.flow = 0                   # open flow collections ([ and {)
         self.quote = ""                 # the quote of a quoted scalar going on past a line
         self.block_scalar: int | None = None  # a | or > scalar: its lines are indented past this
+        self.plain: int | None = None   # a plain scalar that may go on: on lines indented past this
 
     def depth(self) -> int:
         return len(self.indents) + self.flow
@@ -65,12 +73,26 @@ class _Scan:
             return self.depth() > self.limit
         return False
 
+    def _parent_indent(self) -> int:
+        return self.indents[-1] if self.indents else -1
+
     def line(self, line: str) -> int | None:
         """Read one line; the column where the nesting first goes past the limit, or None."""
-        i, n = 0, len(line)
+        if line.startswith("\ufeff"):
+            line = line[1:]  # a byte order mark is skipped at the start of any line
+        if line.startswith(("---", "...")) and _ends_token(line, 3):
+            # A document marker ends every scalar (and, outside flow, every block collection).
+            self.block_scalar = self.plain = None
+            self.quote = ""
+            if self.flow == 0:
+                self.indents.clear()
+                return self._node(line, 3)
+            return self._flow(line, 3, True)
+        stripped = line.lstrip(" ")
+        column = len(line) - len(stripped)
+        blank = not stripped.strip(" \t")
         if self.block_scalar is not None:
-            stripped = line.lstrip(" ")
-            if not stripped or len(line) - len(stripped) > self.block_scalar:
+            if blank or column > self.block_scalar:
                 return None
             self.block_scalar = None
         if self.quote:
@@ -78,29 +100,35 @@ class _Scan:
             if i < 0:
                 return None
             self.quote = ""
-            return self._flow(line, i, False) if self.flow else self._after_node(line, i)
-        if self.flow == 0:
-            column = len(line) - len(line.lstrip(" "))
-            if column >= n or line[column] == "#":
+            return self._flow(line, i, False, True) if self.flow else self._after_node(line, i)
+        if self.plain is not None:
+            if blank:
                 return None
-            if column == 0 and (line.startswith(("---", "...")) and _ends_token(line, 3)):
-                self.indents.clear()
-                i = 3
-            while self.indents and self.indents[-1] > column:
-                self.indents.pop()
-            i = max(i, column)
-        return self._node(line, i) if self.flow == 0 else self._flow(line, i, True)
+            if stripped.startswith("#") or column <= self.plain:
+                self.plain = None
+            else:  # the plain scalar goes on (to a comment, if one ends it)
+                if " #" in line or "\t#" in line:
+                    self.plain = None
+                return None
+        if self.flow:
+            return self._flow(line, 0, True)
+        if blank or stripped.startswith("#"):
+            return None
+        while self.indents and self.indents[-1] > column:
+            self.indents.pop()
+        return self._node(line, column)
 
     def _node(self, line: str, i: int) -> int | None:
         """Block context, where a node may start at ``i``."""
         n = len(line)
+        start: int | None = None   # where the node's anchor or tag began
         while i < n:
             c = line[i]
             if c in " \t":
                 i += 1
             elif c == "#":
                 return None
-            elif c in "-?" and _ends_token(line, i + 1):
+            elif c in "-?" and _ends_token(line, i + 1) and start is None:
                 if self.open_block(i):
                     return i
                 i += 1
@@ -111,19 +139,20 @@ class _Scan:
                 if end < 0:
                     self.quote = c
                     return None
-                return self._after_node(line, end, key_column=i)
+                return self._after_node(line, end, key_column=i if start is None else start)
             elif c in "|>":
-                self.block_scalar = self.indents[-1] if self.indents else -1
+                self.block_scalar = self._parent_indent()
                 return None
             elif c in "&!":  # an anchor or a tag: the node follows it
-                while i < n and line[i] not in " \t":
-                    i += 1
+                start = i if start is None else start
+                i = _skip_property(line, i, "")
             else:  # a plain scalar (or an alias): a key when ': ' ends it on this line
-                return self._after_node(line, i, key_column=i)
+                return self._after_node(line, i, key_column=i if start is None else start, plain=True)
         return None
 
-    def _after_node(self, line: str, i: int, key_column: int | None = None) -> int | None:
-        """Block context after a node's start: a ': ' makes what came before a key."""
+    def _after_node(self, line: str, i: int, key_column: int | None = None, plain: bool = False) -> int | None:
+        """Block context after a node's start: a ': ' makes what came before a key; a plain
+        scalar that reaches the end of the line may go on on the next."""
         n = len(line)
         while i < n:
             c = line[i]
@@ -134,13 +163,17 @@ class _Scan:
                     return key_column
                 return self._node(line, i + 1)
             i += 1
+        if plain:
+            self.plain = self._parent_indent()
         return None
 
-    def _flow(self, line: str, i: int, node_start: bool) -> int | None:
-        """Inside flow collections (or at the bracket opening the first)."""
+    def _flow(self, line: str, i: int, node_start: bool, after_node: bool = False) -> int | None:
+        """Inside flow collections (or at the bracket opening the first). ``after_node``: a
+        quoted scalar or a collection has just ended, so a ':' right after it is an indicator."""
         n = len(line)
         while i < n:
             c = line[i]
+            ended = False
             if c in _FLOW_OPEN:
                 self.flow += 1
                 if self.depth() > self.limit:
@@ -150,22 +183,30 @@ class _Scan:
                 self.flow = max(0, self.flow - 1)
                 if self.flow == 0:
                     return self._after_node(line, i + 1)
-                node_start = False
-            elif c in ",?":
+                node_start, ended = False, True
+            elif c == ",":
                 node_start = True
-            elif c == ":":
-                node_start = _ends_token(line, i + 1) or node_start
+            elif c == "?" and node_start and _ends_token(line, i + 1):
+                pass  # a complex key: its node follows
+            elif c == ":" and (node_start or after_node or _ends_token(line, i + 1)
+                               or (i + 1 < n and line[i + 1] in ",[]{}")):
+                node_start = True
             elif c == "#" and (i == 0 or line[i - 1] in " \t"):
                 return None
+            elif c in "&!" and node_start:  # an anchor or a tag: the node follows it
+                i = _skip_property(line, i, ",[]{}")
+                continue
             elif c in "'\"" and node_start:
                 end = _close_quote(line, i + 1, c)
                 if end < 0:
                     self.quote = c
                     return None
-                i, node_start = end, False
+                i, node_start, after_node = end, False, True
                 continue
             elif c not in " \t":
                 node_start = False
+            if c not in " \t":
+                after_node = ended
             i += 1
         return None
 
@@ -179,7 +220,7 @@ def first_too_deep(text: str, limit: int) -> tuple[int, int] | None:
     read as far as it goes; the parser reports what is wrong with it.
     """
     scan = _Scan(limit)
-    for number, line in enumerate(_lines(text)):
+    for number, line in enumerate(_LINE_BREAK.split(text)):
         column = scan.line(line)
         if column is not None:
             return number, column

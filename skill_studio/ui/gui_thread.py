@@ -41,7 +41,8 @@ def require_gui_thread(what: str) -> None:
 
 def gui_only(fn: F) -> F:
     """Decorate a slot that updates widgets: called from another thread, it raises
-    WrongThreadError instead of touching them."""
+    WrongThreadError instead of touching them. Give the slot its ``@Slot(...)`` signature too
+    (above this decorator): the wrapper takes any arguments, so Qt needs it to know how many."""
     @functools.wraps(fn)
     def checked(*args: Any, **kwargs: Any) -> Any:
         require_gui_thread(fn.__qualname__)
@@ -59,11 +60,20 @@ class GuiCaller(QObject):
         super().__init__(parent)
         self._posted.connect(self._run)   # a slot of this object: queued from other threads
 
-    def call(self, fn: Callable[..., Any], *args: Any) -> None:
-        if on_gui_thread():
+    def call(self, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn(*args)`` on the GUI thread (now, when this is it); False when it cannot run
+        any more: the application or this object is gone (the program is closing)."""
+        app = QCoreApplication.instance()
+        if app is None:
+            return False
+        if QThread.currentThread() is app.thread():
             fn(*args)
-        else:
+            return True
+        try:
             self._posted.emit(functools.partial(fn, *args))
+        except RuntimeError:  # this object was deleted: nothing will run it
+            return False
+        return True
 
     @Slot(object)
     def _run(self, call: Callable[[], Any]) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QProgressDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from skill_studio.core.store import StoreError, UnusableStore
 from skill_studio.ui.gui_thread import GuiCaller, gui_only
@@ -180,8 +180,7 @@ class StoreTrouble(QObject):
 
         def hook(kind, error, tb):
             previous(kind, error, tb)
-            if QApplication.instance() is not None:
-                self._gui.call(self._report, kind, error)   # shown on the GUI thread, whichever raised
+            self._gui.call(self._report, kind, error)   # shown on the GUI thread, whichever raised
 
         sys.excepthook = hook
 

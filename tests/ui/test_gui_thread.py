@@ -90,6 +90,7 @@ def test_the_gui_caller_runs_on_the_gui_thread_from_any_thread(qtbot):
 
 _BROKEN = '''
 import threading
+import pytest
 from PySide6.QtCore import QObject, QTimer, Slot
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.task_worker import TaskWorker, start_worker
@@ -126,6 +127,16 @@ def test_a_lambda_calls_a_gui_slot(qtbot):
 
 def test_the_slot_itself_is_connected(qtbot):
     _run(qtbot, lambda worker, panel: worker.progressed.connect(panel.show_progress))
+
+
+@pytest.fixture
+def late_worker(qtbot):
+    yield
+    _run(qtbot, lambda worker, panel: worker.progressed.connect(lambda *a: panel.blink.start(1000)))
+
+
+def test_clean_but_its_fixture_is_not(late_worker):
+    pass
 '''
 
 
@@ -137,7 +148,9 @@ def test_the_suite_fails_a_test_that_uses_gui_objects_from_a_worker_thread(pytes
     pytester.makeconftest((Path(__file__).parent.parent / "conftest.py").read_text())
     pytester.makepyfile(test_broken=_BROKEN)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest", timeout=120)
-    result.assert_outcomes(failed=2, passed=1)
+    result.assert_outcomes(failed=2, passed=2, errors=1)
     result.stdout.fnmatch_lines(["*test_a_lambda_starts_a_gui_timer*", "*used from a thread other than their own*",
                                  "*Timers cannot be started from another thread*"])
     result.stdout.fnmatch_lines(["*test_a_lambda_calls_a_gui_slot*", "*WrongThreadError*Panel.show_progress*"])
+    result.stdout.fnmatch_lines(["*ERROR at teardown of test_clean_but_its_fixture_is_not*",
+                                 "*Timers cannot be started from another thread*"])

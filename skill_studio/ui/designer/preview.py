@@ -6,7 +6,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
@@ -276,6 +276,7 @@ class PreviewPane(QTextBrowser):
         self._shown = key
         self._apply(self._seq, key[0], result)
 
+    @Slot(int, str, object)
     @gui_only
     def _apply(self, seq: int, text: str, result: RenderResult) -> None:
         if seq != self._seq:

@@ -6,7 +6,7 @@ import html
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QComboBox,
@@ -145,6 +145,7 @@ class ValidationRunner(QObject):
         self._pool.clear()  # a queued job that has not started is stale now
         self._pool.start(_ValidationJob(self._relay, seq, partial(safe_validate, self._validate, *args)))
 
+    @Slot(int, list)
     @gui_only
     def _deliver(self, seq: int, diags: list) -> None:
         if seq != self._seq:

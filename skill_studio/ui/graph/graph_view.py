@@ -320,6 +320,7 @@ class GraphView(WorkerOwner, QWidget):
         self._finished()
         self.tell("Graph", f"The dependency graph could not be loaded:\n\n{message}")
 
+    @Slot()
     @gui_only
     def _finished(self) -> None:
         self._running = False
