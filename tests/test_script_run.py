@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -341,3 +342,24 @@ def test_the_run_command_interrupted_stops_the_script_and_removes_its_copy(tmp_p
             proc.kill()
     _assert_gone(int(marker.read_text()))
     assert not list(temp.iterdir())
+
+
+def test_a_daemon_that_leaves_the_run_does_not_hold_it(tmp_path):
+    """A script may start something that leaves its process group (setsid) and keeps the output
+    pipes open; the run still ends when the script does, and reports what it wrote."""
+    pid_file = tmp_path / "daemon.pid"
+    skill = _skill({"run.sh": f"#!/bin/sh\nsetsid sh -c 'echo $$ > {pid_file}; exec sleep 300' &\n"
+                              "echo done\n".encode()})
+    plan = script_run.plan(skill, "run.sh", use_sandbox=False)   # (a sandbox ends it with the run)
+    try:
+        result = script_run.run(plan)
+    finally:
+        plan.cleanup()
+    try:
+        assert result.exit_code == 0 and result.stdout == "done\n" and not result.cancelled
+    finally:
+        for _ in range(1000):
+            if pid_file.exists() and pid_file.read_text().strip():
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+                break
+            time.sleep(0.01)

@@ -153,3 +153,14 @@ def test_never_deeper_than_the_document_and_exact_in_flow_style(value, levels, a
         assert found is None, text[:400]
     elif flow:
         assert found is not None
+
+
+def test_characters_yaml_refuses_are_reported_as_such_not_as_a_crash_of_the_guard():
+    # long enough for the event pass, and refused by both YAML readers before any bound
+    text = "---\nname: odd\ndescription: d\nx: [\x00, " + "[" * 60 + "]" * 61 + "\ny: " + "a" * 6000 + "\n---\nb\n"
+    try:
+        skillmd.parse_document(text, "odd/SKILL.md")
+    except SkillParseError as e:
+        assert "U+0000" in str(e) and e.line == 4
+    else:
+        raise AssertionError("not refused")

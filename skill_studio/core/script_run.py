@@ -269,8 +269,11 @@ def run(p: RunPlan, *, timeout: float = DEFAULT_TIMEOUT_S, on_output: Callable[[
             code = proc.wait()
             for t in pumps:
                 t.join(timeout=2)
-            for pipe in (proc.stdout, proc.stderr):
-                if pipe is not None:   # (never None: both are pipes)
+            for t, pipe in zip(pumps, (proc.stdout, proc.stderr)):
+                # A pipe still being read is held open by a process that left the group (a daemon
+                # that called setsid): closing it would wait for that read, so its reader, which
+                # ends with the pipe, closes it.
+                if pipe is not None and not t.is_alive():
                     pipe.close()
     return RunResult(None if timed_out or was_cancelled else code, timed_out, was_cancelled, p.sandboxed,
                      p.sandbox_note, time.monotonic() - start, outputs(p), "".join(kept["stdout"]),
@@ -295,6 +298,13 @@ def _interrupts_held():
 def _pump(stream, name: str, kept: list[str], on_output: Callable[[str, str], None] | None) -> None:
     """Read one pipe to its end: decoded as UTF-8 across reads, kept up to a limit, each piece
     passed on (a failing receiver does not stop the reading, or the script would block)."""
+    try:
+        _read_all(stream, name, kept, on_output)
+    finally:
+        stream.close()
+
+
+def _read_all(stream, name: str, kept: list[str], on_output: Callable[[str, str], None] | None) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     size = 0
     while True:

@@ -102,7 +102,10 @@ def check_bounds(text: str) -> None:
 def _scan_with(parser_class, text: str) -> bool:
     """Check the bounds on the events of ``parser_class``; False when the parser refused the text
     (before any bound was crossed)."""
-    parser = parser_class(text)
+    try:
+        parser = parser_class(text)   # (the pure-Python reader checks the characters here)
+    except yaml.YAMLError:
+        return False
     try:
         _scan(parser)
     except yaml.YAMLError:

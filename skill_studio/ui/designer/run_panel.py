@@ -230,7 +230,9 @@ class RunPanel(QWidget):
         self._cancel.set()
         if self._thread is not None:
             self._thread.quit()
-            self._thread.wait(10_000)
+            # No time limit: a cancelled run kills what it started and returns within seconds
+            # (script_run.run), and a thread destroyed while it runs would abort the program.
+            self._thread.wait()
         self._forget_plan()
 
     # --- internals ----------------------------------------------------------------------
