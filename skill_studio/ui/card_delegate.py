@@ -140,10 +140,6 @@ class CardDelegate(QStyledItemDelegate):
     def tokens(self) -> Tokens:
         return self._tokens or current_tokens()
 
-    def set_tokens(self, tokens: Tokens | None) -> None:
-        """Draw with these tokens (None: the application's current theme)."""
-        self._tokens = tokens
-
     def _card_fonts(self, font: QFont) -> CardFonts:
         if self._fonts is None or self._fonts[0] != font:
             fonts = CardFonts.of(font)

@@ -23,6 +23,7 @@ from skill_studio.core.diagnostics import Severity
 from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
 from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.core.validate import validate_text
+from skill_studio.ui.designer.file_rules import human_size
 from skill_studio.ui.models import relative_time
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.score_bar import ScoreBar
@@ -35,15 +36,6 @@ RELATIONS = (("parent", "Parent"), ("depends_on", "Depends on"), ("dependents", 
              ("conflicts", "Conflicts with"))
 MAX_RELATED = 40      # names listed per section before "and N more"
 MAX_MESSAGES = 4      # validation messages listed
-
-
-def human_size(n: int) -> str:
-    """'812 B', '4.4 KB', '1.2 MB'."""
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / (1024 * 1024):.1f} MB"
 
 
 class DetailPanel(QWidget):

@@ -214,9 +214,9 @@ class ImportReportModel(QAbstractTableModel):
         style = QApplication.style()
         self._skipped_icon = style.standardIcon(QStyle.SP_MessageBoxCritical)
         self._warning_icon = style.standardIcon(QStyle.SP_MessageBoxWarning)
-        dark = current_tokens().dark
-        self._skipped_back = QBrush(QColor("#4a2626" if dark else "#fdecea"))
-        self._skipped_fore = QBrush(QColor("#ff8a80" if dark else "#b3261e"))
+        tokens = current_tokens()
+        self._skipped_back = QBrush(QColor("#4a2626" if tokens.dark else "#fdecea"))
+        self._skipped_fore = QBrush(QColor(tokens.error))
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._entries)

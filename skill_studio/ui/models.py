@@ -46,7 +46,7 @@ def relative_time(stamp: str | None, now: datetime | None = None) -> str:
 
 class SkillListModel(QStandardItemModel):
     """Skills matching a query, in order. Holds only names; cards are fetched a page
-    (200 rows) at a time and kept in a small cache, so 100,000 skills cost little.
+    (PAGE rows) at a time and the last CACHE_PAGES pages kept, so 100,000 skills cost little.
 
     The shape of the table (rows, columns, indexes) lives in C++: the base class holds
     no items, only its row count. A wrapping card view asks for an index of every row

@@ -91,7 +91,7 @@ class NewSkillDialog(QDialog):
         self._store = store
         self._created: str | None = None
         tokens = current_tokens()
-        self._error_style = "color: #ff8a80;" if tokens.dark else "color: #b3261e;"
+        self._error_style = f"color: {tokens.error};"
         self._muted_style = f"color: {tokens.text_muted};"
 
         self.name_edit = QLineEdit()
@@ -153,12 +153,6 @@ class NewSkillDialog(QDialog):
 
     def template(self) -> str:
         return self.template_combo.currentData()
-
-    def set_template(self, key: str) -> None:
-        index = self.template_combo.findData(key)
-        if index < 0:
-            raise ValueError(f"unknown template {key!r}")
-        self.template_combo.setCurrentIndex(index)
 
     @Slot()
     def _template_changed(self) -> None:

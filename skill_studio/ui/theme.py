@@ -38,14 +38,18 @@ class Tokens:
     bar_back: str
     bar_utility: str
     bar_freshness: str
+    error: str          # what is wrong: failed checks, refused input
+    warning: str        # what may be wrong
 
 
 LIGHT = Tokens(False, window="#f4f5f7", surface="#ffffff", surface_alt="#eef1f6", border="#d5d9e0",
                text="#1d2330", text_muted="#5b6475", accent="#3056d3", selection="#dbe5ff",
-               star="#e0a100", bar_back="#e3e6ec", bar_utility="#3f8f5a", bar_freshness="#3a7bd5")
+               star="#e0a100", bar_back="#e3e6ec", bar_utility="#3f8f5a", bar_freshness="#3a7bd5",
+               error="#c62828", warning="#8a5a00")
 DARK = Tokens(True, window="#1e2127", surface="#272b33", surface_alt="#2f3440", border="#3b414d",
               text="#e6e9ef", text_muted="#a3abba", accent="#7aa2ff", selection="#34426a",
-              star="#f2c14e", bar_back="#3a3f4b", bar_utility="#5fbf7f", bar_freshness="#6aa5f0")
+              star="#f2c14e", bar_back="#3a3f4b", bar_utility="#5fbf7f", bar_freshness="#6aa5f0",
+              error="#ff8a80", warning="#f2c14e")
 
 
 def system_prefers_dark() -> bool:

@@ -142,10 +142,6 @@ class Workspace(QTabWidget):
                 self.widget(i).shutdown()
         return True
 
-    def save_drafts(self) -> None:
-        for designer in self.designers():
-            designer.save_draft()
-
     def store_changed(self) -> None:
         for designer in self.designers():
             designer.store_changed()

@@ -162,10 +162,10 @@ def test_description_counter_turns_red_over_the_limit(qtbot, form):
     edit = form.description_edit
     edit.setPlainText("x" * 1024)
     assert form.description_counter.text() == "1024 / 1024"
-    assert "#b3261e" not in form.description_counter.styleSheet()
+    assert theme.LIGHT.error not in form.description_counter.styleSheet()
     edit.setPlainText("x" * 1025)
     assert form.description_counter.text() == "1025 / 1024"
-    assert "#b3261e" in form.description_counter.styleSheet()
+    assert theme.LIGHT.error in form.description_counter.styleSheet()
     assert form.compatibility_counter.text() == f"{len('Python 3.11 and git')} / 500"
 
 
@@ -177,7 +177,7 @@ def test_name_check_shows_the_validator_messages(qtbot, form):
     assert "Skill name 'Bad_Name' must be lowercase" in message
     assert "Skill name 'Bad_Name' contains invalid characters. Only letters, digits, and hyphens are allowed." \
         in message
-    assert form.name_message.isVisible() and "#b3261e" in form.name_message.styleSheet()
+    assert form.name_message.isVisible() and theme.LIGHT.error in form.name_message.styleSheet()
     form.name_edit.setText("")
     qtbot.keyClicks(form.name_edit, "release-notes")
     assert form.name_message.text() == "Another skill in the library is already named 'release-notes'"

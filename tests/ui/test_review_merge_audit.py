@@ -13,7 +13,7 @@ from skill_studio.core.model import Lifecycle
 from skill_studio.core.store import StoreError
 from skill_studio.ui import theme
 from skill_studio.ui.review.audit_view import ALL_ACTIONS, COLUMNS, AuditLogView
-from skill_studio.ui.review.merge_dialog import CHOOSE, MergeDialog, added_colour, error_colour
+from skill_studio.ui.review.merge_dialog import CHOOSE, MergeDialog, added_colour
 
 TARGET, SOURCE = "security-review", "code-review-checklist"
 
@@ -90,7 +90,7 @@ def test_refused_or_unknown_pairs_disable_apply(dialog, target, source, words):
     assert dialog.preview is None
     assert words in dialog.error() and dialog.message_label.text() == dialog.error()
     assert dialog.message_label.isVisible()
-    assert error_colour(theme.LIGHT) in dialog.message_label.styleSheet()
+    assert theme.LIGHT.error in dialog.message_label.styleSheet()
     assert dialog.summary.toPlainText() == ""
     assert dialog.diff_view.message() == "Nothing to preview"
 

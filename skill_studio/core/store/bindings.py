@@ -158,10 +158,6 @@ class Bindings(EventLog):
         at = now.timestamp()
         return sum(1 for i, event_type, cooldown in rows if fired.get((event_type, i), -cooldown) + cooldown > at)
 
-    def binding_event_types(self) -> list[str]:
-        """Every event type some binding listens to, sorted."""
-        return self._column("SELECT DISTINCT event_type FROM bindings ORDER BY event_type")
-
     # --- what dispatching reads ---------------------------------------------
 
     def bus_state(self) -> tuple[int, int]:

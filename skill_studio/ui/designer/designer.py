@@ -37,7 +37,6 @@ class DesignerWidget(SavingMixin, QWidget):
     titleChanged = Signal(str)
     saved = Signal(str)                  # the skill's name after a save (it may have been renamed)
     statusMessage = Signal(str)
-    openSkillRequested = Signal(str)
 
     replaceRequested = Signal(str)       # show this skill in place of this designer (a copy was saved)
 

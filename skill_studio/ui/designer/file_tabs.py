@@ -47,9 +47,6 @@ class FileTabs(QTabWidget):
             if button is not None:
                 button.hide()  # SKILL.md stays open
 
-    def open_paths(self) -> list[str]:
-        return list(self._editors)
-
     def editor_for(self, path: str) -> CodeEditor | None:
         return self._editors.get(path)
 

@@ -13,21 +13,12 @@ from PySide6.QtWidgets import QCompleter, QPlainTextEdit
 from skill_studio.core.frontmatter import compose
 from skill_studio.core.skillmd import SkillParseError
 from skill_studio.core.strict import check_strict
-from skill_studio.ui.theme import Tokens
 
 REQUIRED_KEYS = frozenset({"name", "description"})
 #: The strict profile's codes for the name's own rules (S019, the folder match, is left out:
 #: the folder follows the name when the skill is saved).
 _NAME_CODES = frozenset({"S013", "S014", "S015", "S016", "S017", "S018"})
 _TOKEN_SPLIT = re.compile(r"[\s,]+")
-
-
-def error_colour(tokens: Tokens) -> str:
-    return "#ff8a80" if tokens.dark else "#b3261e"
-
-
-def warning_colour(tokens: Tokens) -> str:
-    return "#f2c14e" if tokens.dark else "#8a5a00"
 
 
 def name_messages(name: str) -> list[str]:

@@ -152,9 +152,6 @@ class HistoryPanel(QWidget):
         self.restore_button.setVisible(not read_only)
         self._update()
 
-    def is_read_only(self) -> bool:
-        return self._read_only
-
     def versions_shown(self) -> list[int]:
         """The version numbers in the list, top to bottom."""
         return [self.tree.topLevelItem(i).data(0, VERSION_ROLE) for i in range(self.tree.topLevelItemCount())]

@@ -21,11 +21,9 @@ from skill_studio.ui.designer.form_fields import (
     TokenCompleter,
     _Field,
     _PlainEdit,
-    error_colour,
     name_messages,
     parse_error_banner,
     split_tokens,
-    warning_colour,
 )
 from skill_studio.ui.theme import current_tokens
 
@@ -296,12 +294,12 @@ class MetadataForm(QWidget):
         self.banner.show()
         t = current_tokens()
         back = "#4a2626" if t.dark else "#fdecea"
-        self.banner.setStyleSheet(f"background: {back}; color: {error_colour(t)}; padding: 8px;"
-                                  f" border: 1px solid {error_colour(t)}; border-radius: 4px;")
+        self.banner.setStyleSheet(f"background: {back}; color: {t.error}; padding: 8px;"
+                                  f" border: 1px solid {t.error}; border-radius: 4px;")
 
     def _refresh_checks(self) -> None:
         t = current_tokens()
-        bad, warn, muted = error_colour(t), warning_colour(t), t.text_muted
+        bad, warn, muted = t.error, t.warning, t.text_muted
         name = self.name_edit.text()
         problems = name_messages(name)
         stripped = name.strip()

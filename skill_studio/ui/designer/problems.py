@@ -326,10 +326,6 @@ class ProblemsPanel(QWidget):
         """Every diagnostic set, sorted by line (also the hidden info items)."""
         return list(self._diags)
 
-    def shown_diagnostics(self) -> list[Diagnostic]:
-        """The diagnostics in the list's rows, in row order."""
-        return list(self._shown)
-
     def counts(self) -> tuple[int, int, int]:
         """(errors, warnings, infos) among all diagnostics set."""
         sev = [d.severity for d in self._diags]
@@ -341,9 +337,6 @@ class ProblemsPanel(QWidget):
 
     def show_info(self) -> bool:
         return self.info_toggle.isChecked()
-
-    def set_show_info(self, show: bool) -> None:
-        self.info_toggle.setChecked(show)
 
     def empty_text(self) -> str:
         """The sentence shown in place of an empty list."""

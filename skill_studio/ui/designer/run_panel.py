@@ -287,8 +287,7 @@ class RunPanel(QWidget):
         cursor.movePosition(QTextCursor.MoveOperation.End)
         for stream, text in pieces:
             fmt = QTextCharFormat()
-            fmt.setForeground(QColor("#c62828" if not t.dark else "#ff8a80") if stream == "stderr"
-                              else QColor(t.text))
+            fmt.setForeground(QColor(t.error if stream == "stderr" else t.text))
             cursor.insertText(text, fmt)
         self.output.setTextCursor(cursor)
         self.output.ensureCursorVisible()

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from skill_studio.core.fields import steps_from_body, studio_fields
 from skill_studio.core.frontmatter import set_field
 from skill_studio.core.skillmd import SkillDocument, SkillParseError, parse_document
-from skill_studio.ui.designer.metadata_form import error_colour, parse_error_banner
+from skill_studio.ui.designer.metadata_form import parse_error_banner
 from skill_studio.ui.theme import current_tokens
 
 BODY_NOTE = "These steps come from the body's 'Steps' section; edit them there."
@@ -288,7 +288,7 @@ class StepsEditor(QWidget):
 
     def _restyle(self) -> None:
         t = current_tokens()
-        self.banner.setStyleSheet(f"color: {error_colour(t)};")
+        self.banner.setStyleSheet(f"color: {t.error};")
         self.list.setStyleSheet(f"QListWidget {{ selection-background-color: {t.selection}; "
                                 f"selection-color: {t.text}; }}")
 

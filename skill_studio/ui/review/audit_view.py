@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 from skill_studio.core.store import AuditEntry
 from skill_studio.ui.designer.history_panel import exact_time
 from skill_studio.ui.models import relative_time
-from skill_studio.ui.review.merge_dialog import error_colour
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
@@ -360,7 +359,7 @@ class AuditLogView(QWidget):
             self.skillActivated.emit(self.model.entry(index.row()).skill)
 
     def _report(self, text: str, *, error: bool) -> None:
-        self.status_label.setStyleSheet(f"color: {error_colour(current_tokens())};" if error else "")
+        self.status_label.setStyleSheet(f"color: {current_tokens().error};" if error else "")
         self.status_label.setText(text)
         self.statusMessage.emit(text)
 

@@ -25,7 +25,7 @@ from skill_studio.core.strict import MAX_DESCRIPTION_LENGTH
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.theme import Tokens, current_tokens
 
-__all__ = ["MergeDialog", "added_colour", "error_colour"]
+__all__ = ["MergeDialog", "added_colour"]
 
 #: How long typing in a name waits before the preview is recomputed.
 DEBOUNCE_MS = 200
@@ -36,10 +36,6 @@ CHOOSE = "Choose the skill to merge and the skill to merge it into."
 
 def added_colour(t: Tokens) -> str:
     return "#7bd88f" if t.dark else "#2e7d32"
-
-
-def error_colour(t: Tokens) -> str:
-    return "#ff8a80" if t.dark else "#c62828"
 
 
 class MergeDialog(QDialog):
@@ -203,7 +199,7 @@ class MergeDialog(QDialog):
     def _set_message(self, text: str, *, error: bool) -> None:
         self._error = text if error else ""
         t = current_tokens()
-        self.message_label.setStyleSheet(f"color: {error_colour(t) if error else t.text_muted};")
+        self.message_label.setStyleSheet(f"color: {t.error if error else t.text_muted};")
         self.message_label.setText(text)
         self.message_label.setVisible(bool(text))
 

@@ -30,7 +30,7 @@ from skill_studio.ui.review.queue_list import row_fonts, waiting_text
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
 
-__all__ = ["NEIGHBOUR_ROLE", "NeighbourDelegate", "QueueDetail", "REASON_REQUIRED", "clipped", "error_colour",
+__all__ = ["NEIGHBOUR_ROLE", "NeighbourDelegate", "QueueDetail", "REASON_REQUIRED", "clipped",
            "validation_html"]
 
 NEIGHBOUR_ROLE = Qt.UserRole + 20   # a nearest-skill item's Neighbour
@@ -48,17 +48,13 @@ def clipped(text: str, limit: int) -> str:
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,.;:") + "…"
 
 
-def error_colour(t: Tokens) -> str:
-    return "#ff8a80" if t.dark else "#c62828"
-
-
 def validation_html(diags: list[Diagnostic], profile: str, t: Tokens) -> str:
     """'✓ Passes the <profile> profile', or the count of errors and the first ones with their lines."""
     errs = errors(diags)
     if not errs:
         return f'<span style="color:{t.bar_utility}">✓ Passes the {profile} profile</span>'
     noun = "error" if len(errs) == 1 else "errors"
-    lines = [f'<span style="color:{error_colour(t)}">✗ Fails the {profile} profile ({len(errs)} {noun})</span>']
+    lines = [f'<span style="color:{t.error}">✗ Fails the {profile} profile ({len(errs)} {noun})</span>']
     for d in errs[:MAX_ERRORS_SHOWN]:
         where = f"line {d.line}: " if d.line else ""
         lines.append(f"&nbsp;&nbsp;&nbsp;{where}{escape(d.message)}")
@@ -292,7 +288,7 @@ class QueueDetail(QWidget):
         t = current_tokens()
         for label in self.section_labels:
             label.setStyleSheet(f"color: {t.text_muted}; font-size: 10px; font-weight: 700; letter-spacing: 1px;")
-        self.reason_error.setStyleSheet(f"color: {error_colour(t)};")
+        self.reason_error.setStyleSheet(f"color: {t.error};")
         self.nearest_list.setStyleSheet(f"QListWidget {{ background: {t.surface}; border: 1px solid {t.border}; }}")
         self.nearest_list.viewport().update()
         self.render()
