@@ -28,3 +28,33 @@ def test_a_plain_rename_still_works(seeded_store):
     session = EditSession(seeded_store, "security-review")
     text = session.base.skill_md.replace("name: security-review", "name: security-audit", 1)
     assert session.save(text, session.base.files).name == "security-audit"
+
+
+_REFUSED = [("pdf-extr\u0430ct", 'reads like the skill "pdf-extract"'), ("release\u202enotes", "invisible character"),
+            ("con", "Windows reserves"), ("csv/cleanup", "path separator")]
+
+
+@pytest.mark.parametrize("new_name, why", _REFUSED)
+def test_the_command_line_refuses_the_renames_the_designer_refuses(seeded_store, tmp_path, capsys, new_name, why):
+    from skill_studio.cli import main
+
+    before = seeded_store.get("security-review")
+    edited = tmp_path / "SKILL.md"
+    edited.write_text(before.skill_md.replace("name: security-review", f"name: {new_name}", 1), encoding="utf-8")
+    assert main(["--store", str(seeded_store.path), "save", "security-review", str(edited)]) == 1
+    err = capsys.readouterr().err
+    assert 'cannot rename "security-review"' in err and why in err
+    assert seeded_store.get("security-review").version == before.version
+    assert new_name not in seeded_store
+
+
+@pytest.mark.parametrize("new_name, why", _REFUSED)
+def test_the_store_refuses_them_for_every_caller(seeded_store, new_name, why):
+    from dataclasses import replace
+
+    from skill_studio.core.store import StoreError
+
+    before = seeded_store.get("security-review")
+    with pytest.raises(StoreError, match=why):
+        seeded_store.update("security-review", replace(before, name=new_name), before.version)
+    assert seeded_store.get("security-review").version == before.version

@@ -9,6 +9,7 @@ from typing import Any
 
 from skill_studio.core import scores
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
+from skill_studio.core.names import LookAlikes, printable, skill_name_problem
 from skill_studio.core.store.bindings import Bindings
 from skill_studio.core.store.errors import (
     AlreadyExists,
@@ -152,9 +153,24 @@ class Store(Queries, History, Vectors, Bindings):
                        source_path=current.source_path)
         return self.update(name, old, expected_version, author=author, note=f"restored version {version}")
 
+    def rename_problem(self, old: str, new: str) -> str | None:
+        """Why ``old`` may not take the name ``new`` for the name itself (None when it may): a
+        name no skill folder can have, or one that reads like another skill's. The same rule
+        for every way a skill is renamed: the designer, ``skill-studio save``, the API."""
+        problem = skill_name_problem(new)
+        if problem is None:
+            twin = LookAlikes(n for n in self.names() if n != old).near_collision(new)
+            if twin is None or twin == new:
+                return None
+            problem = f'reads like the skill "{twin}" ({LookAlikes.difference(new, twin)})'
+        return f"the name '{printable(new)}' {problem}"
+
     def _check_rename(self, old: str, new: str) -> None:
         if new in self:
             raise AlreadyExists(f'cannot rename "{old}": a skill named "{new}" exists')
+        problem = self.rename_problem(old, new)
+        if problem is not None:
+            raise StoreError(f'cannot rename "{old}": {problem}')
         if self._conn.execute("SELECT 1 FROM skill_versions WHERE skill = ?", (new,)).fetchone():
             raise AlreadyExists(f'cannot rename "{old}" to "{new}": a deleted skill of that name '
                                 "keeps its history there")

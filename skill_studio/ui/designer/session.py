@@ -9,7 +9,6 @@ from skill_studio.core import skillmd
 from skill_studio.core.fields import to_skill
 from skill_studio.core.frontmatter import set_field
 from skill_studio.core.model import Origin, Skill, SkillFile
-from skill_studio.core.names import LookAlikes, printable, skill_name_problem
 from skill_studio.core.store import Store, VersionConflict
 
 __all__ = ["EditSession", "VersionConflict", "body_of"]
@@ -73,12 +72,10 @@ class EditSession:
                          source_path=self.base.source_path)
         if not skill.name:
             raise ValueError(f"{name_hint}/{self.base.md_filename}: the frontmatter needs a name")
-        if skill.name != self.name:   # a rename: the new name must be one a folder can have, and not
-            problem = skill_name_problem(skill.name)   # read like another skill's
-            twin = LookAlikes(n for n in self.store.names() if n != self.name).near_collision(skill.name)
-            if problem or twin:
-                why = problem or f'reads like the skill "{twin}" ({LookAlikes.difference(skill.name, twin)})'
-                raise ValueError(f"{name_hint}/{self.base.md_filename}: the name '{printable(skill.name)}' {why}")
+        if skill.name != self.name:   # a rename: the store's rule, said before anything is saved
+            problem = self.store.rename_problem(self.name, skill.name)
+            if problem is not None:
+                raise ValueError(f"{name_hint}/{self.base.md_filename}: {problem}")
         # The folder follows the name; a skill kept under another folder name keeps it.
         same_folder = self.base.folder_name in (None, self.base.name)
         skill.folder_name = skill.name if same_folder else self.base.folder_name
