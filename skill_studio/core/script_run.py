@@ -267,14 +267,11 @@ def run(p: RunPlan, *, timeout: float = DEFAULT_TIMEOUT_S, on_output: Callable[[
         if proc is not None:   # (None: it did not start, and what stopped it is on its way up)
             stop(proc.pid)     # the script if it still runs, and whatever it left running
             code = proc.wait()
+            # Each reader closes its pipe when it ends. One still reading after this is held
+            # open by a process that left the group (a daemon that called setsid): closing the
+            # pipe here would wait for that read, so the run does not wait for it.
             for t in pumps:
                 t.join(timeout=2)
-            for t, pipe in zip(pumps, (proc.stdout, proc.stderr)):
-                # A pipe still being read is held open by a process that left the group (a daemon
-                # that called setsid): closing it would wait for that read, so its reader, which
-                # ends with the pipe, closes it.
-                if pipe is not None and not t.is_alive():
-                    pipe.close()
     return RunResult(None if timed_out or was_cancelled else code, timed_out, was_cancelled, p.sandboxed,
                      p.sandbox_note, time.monotonic() - start, outputs(p), "".join(kept["stdout"]),
                      "".join(kept["stderr"]))
