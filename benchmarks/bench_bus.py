@@ -31,9 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skill_studio.core import bus
-from skill_studio.core.bus import Binding, Condition
-from skill_studio.core.folders import build_skill
+from skill_studio.core.bus import dispatch as bus
+from skill_studio.core.bus.dispatch import Binding, Condition
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.core.store import Store
 

@@ -34,8 +34,8 @@ def first_paint_child(db: str) -> None:
 
     from skill_studio.core.store import Store
     from skill_studio.ui import theme
-    from skill_studio.ui.main_window import MainWindow
     from skill_studio.ui.settings import StudioSettings
+    from skill_studio.ui.shell.main_window import MainWindow
 
     app = QApplication([])
     theme.apply_theme(app, theme.LIGHT)
@@ -91,8 +91,8 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from skill_studio.ui import theme
-    from skill_studio.ui.main_window import MainWindow
     from skill_studio.ui.settings import StudioSettings
+    from skill_studio.ui.shell.main_window import MainWindow
 
     app = QApplication([])
     theme.apply_theme(app, theme.LIGHT)

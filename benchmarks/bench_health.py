@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_query import build
 from bench_similarity import check, peak_mib, worker_peak_mib
 
-from skill_studio.core import health
+from skill_studio.core.health import checks as health
 from skill_studio.core.store import Store
 
 
@@ -44,7 +44,7 @@ def measure(n: int, folder: Path) -> None:
 
 
 def health_workers() -> int:
-    from skill_studio.core import similarity
+    from skill_studio.core.health import similarity
     return min(similarity.MAX_WORKERS, len(os.sched_getaffinity(0)))
 
 

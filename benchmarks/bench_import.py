@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from make_library import make
 
-from skill_studio.core.folders import discover
-from skill_studio.core.importer import import_paths
+from skill_studio.core.library.folders import discover
+from skill_studio.core.library.importer import import_paths
 from skill_studio.core.store import Store
 
 

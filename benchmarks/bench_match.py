@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_query import build
 from make_library import WORDS
 
-from skill_studio.core import matching
+from skill_studio.core.agents import matching
 from skill_studio.core.store import Store
 
 

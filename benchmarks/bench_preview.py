@@ -59,7 +59,7 @@ def main() -> None:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from skill_studio.core.render import render_markdown
+    from skill_studio.core.render.html import render_markdown
     from skill_studio.ui import theme
     from skill_studio.ui.designer.editor import CodeEditor
     from skill_studio.ui.designer.preview import PreviewPane
@@ -71,7 +71,7 @@ def main() -> None:
     body, first_line = body_of(text)
     print(f"SKILL.md: {len(text.splitlines()):,} lines, {text.count('```') // 2} code blocks, {len(text):,} bytes")
 
-    from skill_studio.core import render
+    from skill_studio.core.render import html as render
 
     render._code_block_html.cache_clear()
     t0 = time.perf_counter()

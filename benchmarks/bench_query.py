@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from make_library import COMMON, WORDS, generate
 
-from skill_studio.core.folders import build_skill
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Lifecycle, Origin, SkillFile
 from skill_studio.core.store import Filters, Store
 

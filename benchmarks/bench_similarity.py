@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_query import build
 from make_library import generate
 
-from skill_studio.core.folders import build_skill
+from skill_studio.core.health.similarity import SimilarityIndex
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Origin
-from skill_studio.core.similarity import SimilarityIndex
 from skill_studio.core.store import Store
 
 

@@ -21,10 +21,10 @@ def main() -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from skill_studio.core import samples
+    from skill_studio.core.library import samples
     from skill_studio.core.store import Store
-    from skill_studio.ui.main_window import MainWindow
     from skill_studio.ui.settings import StudioSettings
+    from skill_studio.ui.shell.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     OUT.mkdir(parents=True, exist_ok=True)

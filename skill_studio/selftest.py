@@ -62,10 +62,10 @@ def run(out=sys.stdout) -> int:
             from PySide6.QtCore import QSettings
             from PySide6.QtWidgets import QApplication
 
-            from skill_studio.core import samples
+            from skill_studio.core.library import samples
             from skill_studio.core.store import Store
-            from skill_studio.ui.main_window import MainWindow
             from skill_studio.ui.settings import StudioSettings
+            from skill_studio.ui.shell.main_window import MainWindow
 
             app = QApplication.instance() or QApplication([sys.argv[0]])
             store = Store(Path(tmp) / "selftest.db")
@@ -106,7 +106,7 @@ def run(out=sys.stdout) -> int:
             return f"{len(view.scene.nodes)} skills laid out"
 
         def health() -> str:
-            from skill_studio.core import health
+            from skill_studio.core.health import checks as health
 
             result = health.run(state["store"], keep=False)
             if len(result.skills) != len(state["store"]):
@@ -114,7 +114,7 @@ def run(out=sys.stdout) -> int:
             return f"{len(result.skills)} skills scored, {len(result.actions)} planned move(s)"
 
         def matching() -> str:
-            from skill_studio.core import matching
+            from skill_studio.core.agents import matching
 
             r = matching.match(state["store"], "write release notes from the git log", 5)
             if not r.matches:

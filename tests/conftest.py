@@ -97,7 +97,7 @@ def store(tmp_path):
 @pytest.fixture
 def seeded_store(tmp_path):
     """A store seeded with the sample skills (every origin, lifecycle state and trust tier)."""
-    from skill_studio.core.samples import seed
+    from skill_studio.core.library.samples import seed
     from skill_studio.core.store import Store
 
     with Store(tmp_path / "store.db", actor="tester") as store:

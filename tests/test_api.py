@@ -100,8 +100,8 @@ def test_health(api):
 
 
 def test_bindings(api, seeded_store):
-    from skill_studio.core import bus
-    from skill_studio.core.bus_model import Binding
+    from skill_studio.core.bus import dispatch as bus
+    from skill_studio.core.bus.model import Binding
 
     seeded_store.add_binding(Binding(skill="release-notes", event_type="release.published", action="invoke_skill"))
     bus.dispatch(seeded_store, "release.published", {"tag": "v1"})
@@ -178,7 +178,7 @@ def test_export(api, seeded_store):
 
 
 def test_delete(api, seeded_store):
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
 
     text = ("---\nname: needs-review\ndescription: Needs the review. Use when.\nmetadata:\n"

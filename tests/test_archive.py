@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skill_studio.core.archive import (
+from skill_studio.core.library.archive import (
     ARCHIVE_MAGICS,
     NESTED_ARCHIVE_SUFFIXES,
     ArchivedSkill,
@@ -26,7 +26,7 @@ from skill_studio.core.archive import (
     read_skill_archive,
     safe_relative_path,
 )
-from skill_studio.core.archive_write import write_skill_archive
+from skill_studio.core.library.archive_write import write_skill_archive
 from skill_studio.core.model import SkillFile
 
 SKILL_MD = b"---\nname: my-skill\ndescription: Does a thing.\n---\n\n# My skill\n\nRun the script.\n"
@@ -271,7 +271,7 @@ def test_write_failure_leaves_nothing_behind(tmp_path, monkeypatch):
     def broken_fsync(fd):
         raise OSError("disk on fire")
 
-    monkeypatch.setattr("skill_studio.core.archive_write.os.fsync", broken_fsync)
+    monkeypatch.setattr("skill_studio.core.library.archive_write.os.fsync", broken_fsync)
     with pytest.raises(OSError, match="disk on fire"):
         write_skill_archive(dest, "my-skill", sample_files())
     assert list(tmp_path.iterdir()) == [dest]
@@ -601,7 +601,7 @@ def test_zip_slip_message_format(tmp_path):
 
 def test_lying_size_is_counted_on_real_bytes_not_headers(tmp_path, monkeypatch):
     """The reader must stop on real bytes, even if every declared size is within the limits."""
-    import skill_studio.core.archive as archive
+    import skill_studio.core.library.archive as archive
 
     path = tmp_path / "bad.skill"
     make_zip(path, base() + [("my-skill/zeros.bin", bytes(3 * 1024 * 1024))])

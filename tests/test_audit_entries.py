@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime
 import pytest
 from test_store import make
 
-from skill_studio.core.lifecycle import move, set_trust
+from skill_studio.core.review.lifecycle import move, set_trust
 
 
 def stamped(store, rows):

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from test_store import make
 
-from skill_studio.core import bus
-from skill_studio.core.bus import MAX_DEPTH, Binding, BindingError, Condition, dispatch
+from skill_studio.core.bus import dispatch as bus
+from skill_studio.core.bus.dispatch import MAX_DEPTH, Binding, BindingError, Condition, dispatch
 from skill_studio.core.model import Origin
 from skill_studio.core.store import NotFound, Store
 
@@ -378,7 +378,7 @@ def test_bindings_go_with_their_skill(bstore):
 
 
 def test_undoing_a_delete_puts_the_bindings_back_with_their_cooldowns(bstore):
-    from skill_studio.core.lifecycle import UndoStack, delete
+    from skill_studio.core.review.lifecycle import UndoStack, delete
 
     kept = add(bstore, "fmt", when=[("path", r"/\.py$/")], priority=3, cooldown=600)
     add(bstore, "lint")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from skill_studio.cli import main
+from skill_studio.core.format.templates import TEMPLATES, name_problem, new_skill, template_files
 from skill_studio.core.store import Store
-from skill_studio.core.templates import TEMPLATES, name_problem, new_skill, template_files
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def run(db, *argv):
 
 @pytest.mark.parametrize("key", list(TEMPLATES))
 def test_every_template_makes_a_valid_skill(key):
-    from skill_studio.core.validate import validate_text
+    from skill_studio.core.format.validate import validate_text
 
     skill = new_skill("my-skill", "Does a thing. Use when asked.", key)
     assert "{name}" not in skill.skill_md and "# my-skill" in skill.skill_md

@@ -68,8 +68,8 @@ def test_duplicates_and_dismissing_a_pair(db, capsys):
 
 
 def test_an_llm_import_that_repeats_a_skill_is_merged_into_it(db, tmp_path, capsys):
-    from skill_studio.core.importer import import_paths
-    from skill_studio.core.lifecycle import put_back
+    from skill_studio.core.library.importer import import_paths
+    from skill_studio.core.review.lifecycle import put_back
 
     folder = tmp_path / "lib" / "release-notes-writer"
     folder.mkdir(parents=True)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import REAL_WORLD
 
-from skill_studio.core.folders import discover, export_archive, export_folder
-from skill_studio.core.importer import import_paths
+from skill_studio.core.library.folders import discover, export_archive, export_folder
+from skill_studio.core.library.importer import import_paths
 from skill_studio.core.model import Origin
 
 

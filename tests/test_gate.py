@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_store import make
 
-from skill_studio.core.gate import gate_reason, gate_warning, skill_gate
+from skill_studio.core.agents.gate import gate_reason, gate_warning, skill_gate
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
 
 

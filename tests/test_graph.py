@@ -10,7 +10,7 @@ import networkx as nx
 import pytest
 from test_store import make
 
-from skill_studio.core.graph import (
+from skill_studio.core.graph.dependencies import (
     EDGE_CONFLICTS,
     EDGE_DEPENDS,
     EDGE_PARENT,

@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from test_store import make
 
-from skill_studio.core import health, scores
-from skill_studio.core.health import PlannedAction, SkillHealth, plan
+from skill_studio.core.health import checks as health
+from skill_studio.core.health import scores
+from skill_studio.core.health.checks import PlannedAction, SkillHealth, plan
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
 
 CFG = dict(health.DEFAULTS)

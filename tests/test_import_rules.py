@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from skill_studio.core.folders import FolderError, export_folder
-from skill_studio.core.importer import import_paths
+from skill_studio.core.format.skillmd import MAX_SKILL_MD_BYTES
+from skill_studio.core.library.folders import FolderError, export_folder
+from skill_studio.core.library.importer import import_paths
 from skill_studio.core.model import Lifecycle, Origin
-from skill_studio.core.skillmd import MAX_SKILL_MD_BYTES
 from skill_studio.core.store import AlreadyExists, DependentsExist, ReadOnlySkill, Store, StoreError
 
 
@@ -107,14 +107,14 @@ def test_a_concurrent_writer_costs_only_the_clashing_skill(tmp_path):
 
     def progress(done, source):
         if done == 1:
-            from skill_studio.core.folders import build_skill
+            from skill_studio.core.library.folders import build_skill
 
             other.add(build_skill(b"---\nname: c\ndescription: Theirs. Use when racing.\n---\n", "c", [],
                                   origin=Origin.HUMAN, source="elsewhere"))
             added.append("c")
         return True
 
-    import skill_studio.core.importer as importer
+    import skill_studio.core.library.importer as importer
 
     importer.BATCH_SKILLS, old = 2, importer.BATCH_SKILLS
     try:
@@ -197,7 +197,7 @@ def test_read_only_store_is_one_clear_error(tmp_path):
 def test_lenient_check_of_a_parsed_document_matches_the_check_of_its_bytes():
     from conftest import REAL_WORLD, skill_folders
 
-    from skill_studio.core import skillmd, validate
+    from skill_studio.core.format import skillmd, validate
 
     checked = 0
     for folder in skill_folders(REAL_WORLD):

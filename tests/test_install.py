@@ -13,7 +13,8 @@ from conftest import SAMPLES
 from test_store import make
 
 from skill_studio.cli import main
-from skill_studio.core import install, matching
+from skill_studio.core.agents import matching
+from skill_studio.core.library import install
 from skill_studio.core.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent

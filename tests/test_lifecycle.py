@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from test_store import make
 
-from skill_studio.core import lifecycle, merge
-from skill_studio.core.lifecycle import MOVES, MoveRefused, PinnedSkill, UndoStack, allowed_moves
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
+from skill_studio.core.review import lifecycle, merge
+from skill_studio.core.review.lifecycle import MOVES, MoveRefused, PinnedSkill, UndoStack, allowed_moves
 from skill_studio.core.store import DependentsExist, ReadOnlySkill, Store, StoreError
 
 L = Lifecycle

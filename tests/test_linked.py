@@ -10,7 +10,7 @@ import pytest
 from conftest import SAMPLES
 
 from skill_studio.cli import main
-from skill_studio.core import linked
+from skill_studio.core.library import linked
 from skill_studio.core.store import Store
 
 
@@ -58,7 +58,7 @@ def test_a_save_in_the_studio_appears_on_disk_and_keeps_what_import_left_out(sto
     (folder / "__pycache__" / "x.pyc").write_bytes(b"\0")
     s = store.get("release-notes")
     changed = s.skill_md.replace("description:", "description: Studio edit.", 1)
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
     store.update("release-notes", build_skill(changed.encode(), "release-notes", s.files, origin=Origin.HUMAN,
                                               source=s.source_path), s.version)
@@ -75,7 +75,7 @@ def test_a_two_sided_change_is_reported_and_not_overwritten(store, team):
     md = team / "skills" / "pdf-extract" / "SKILL.md"
     edit(md, "description:", "description: Disk side.")
     s = store.get("pdf-extract")
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
     studio = s.skill_md.replace("description:", "description: Studio side.", 1)
     store.update("pdf-extract", build_skill(studio.encode(), "pdf-extract", s.files, origin=Origin.HUMAN,
@@ -98,7 +98,7 @@ def test_keeping_the_disk_side(store, team):
     store.set_state("pdf-extract", lifecycle="verified")      # review state is not content: no conflict
     assert linked.sync(store, team)[0].imported == ["pdf-extract"]
     edit(md, "Disk side.", "Disk again.")
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
     s = store.get("pdf-extract")
     store.update("pdf-extract", build_skill(s.skill_md.replace("Disk side.", "Studio.").encode(), "pdf-extract",
@@ -150,7 +150,7 @@ def test_the_commands(tmp_path, team, capsys):
     edit(team / "skills" / "pdf-extract" / "SKILL.md", "description:", "description: Disk side.")
     with Store(tmp_path / "s.db") as s:
         skill = s.get("pdf-extract")
-        from skill_studio.core.folders import build_skill
+        from skill_studio.core.library.folders import build_skill
         from skill_studio.core.model import Origin
         s.update("pdf-extract", build_skill(skill.skill_md.replace("description:", "description: X.", 1).encode(),
                                             "pdf-extract", skill.files, origin=Origin.HUMAN,
@@ -188,7 +188,7 @@ def test_a_skill_deleted_in_the_studio_stays_deleted_and_a_rename_there_is_follo
     edit(team / "skills" / "release-notes" / "SKILL.md", "description:", "description: Changed by the team.")
     assert linked.sync(store, team)[0].imported == ["release-notes"]            # a change on disk brings it back
     s = store.get("pdf-extract")
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
     renamed = build_skill(s.skill_md.replace("name: pdf-extract", "name: pdf-tool").encode(), "pdf-extract", s.files,
                           origin=Origin.HUMAN, source=s.source_path)
@@ -212,7 +212,7 @@ def test_linking_never_replaces_a_different_skill_of_the_same_name(store, team):
 def test_files_the_reader_leaves_out_do_not_make_write_back_repeat(store, team):
     linked.link(store, team)
     s = store.get("pdf-extract")
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin, SkillFile
     files = [*s.files, SkillFile("cache/x.pyc", b"\0\1", 0o644)]
     store.update("pdf-extract", build_skill(s.skill_md.encode(), "pdf-extract", files, origin=Origin.HUMAN,
@@ -223,7 +223,7 @@ def test_files_the_reader_leaves_out_do_not_make_write_back_repeat(store, team):
 
 def test_a_folder_that_cannot_be_written_stops_only_itself(store, team, monkeypatch):
     linked.link(store, team)
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
     for name in ("pdf-extract", "release-notes"):
         s = store.get(name)
@@ -247,7 +247,7 @@ def test_resolving_a_conflict_that_changed_again_is_refused(store, team):
     md = team / "skills" / "pdf-extract" / "SKILL.md"
     edit(md, "description:", "description: Disk edit 1.")
     s = store.get("pdf-extract")
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
     store.update("pdf-extract", build_skill(s.skill_md.replace("description:", "description: Studio.", 1).encode(),
                                             "pdf-extract", s.files, origin=Origin.HUMAN, source=s.source_path),

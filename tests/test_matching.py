@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from test_store import make
 
-from skill_studio.core import matching
+from skill_studio.core.agents import matching
 from skill_studio.core.model import Lifecycle, Origin
 
 NOW = datetime(2030, 6, 1, tzinfo=UTC)

@@ -7,13 +7,13 @@ from html.parser import HTMLParser
 
 import pytest
 
-from skill_studio.core.render import (
+from skill_studio.core.render.html import (
     DEFAULT_STYLESHEET,
     RenderResult,
     render_markdown,
     stylesheet,
 )
-from skill_studio.core.sanitize import sanitize_html
+from skill_studio.core.render.sanitize import sanitize_html
 
 FORBIDDEN_TAGS = {
     "script", "style", "iframe", "frame", "object", "embed", "form", "input", "link", "meta",
@@ -509,7 +509,7 @@ def test_sanitizer_limits_nesting_depth():
 
 
 def test_sanitizer_shows_markup_the_html_parser_gives_up_on_as_text():
-    from skill_studio.core.sanitize import sanitize_html
+    from skill_studio.core.render.sanitize import sanitize_html
 
     out, links, images = sanitize_html("<![a <script>alert(1)</script>")
     assert "<script" not in out and "&lt;script&gt;" in out
@@ -542,7 +542,7 @@ def _long_body(with_reference: bool = False) -> str:
 
 @pytest.mark.parametrize("with_reference", [False, True])
 def test_long_bodies_render_by_section_exactly_as_whole(with_reference):
-    from skill_studio.core.render import _render_section, _sections
+    from skill_studio.core.render.html import _render_section, _sections
 
     body = _long_body(with_reference)
     sections = _sections(body)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from skill_studio.core import script_run
-from skill_studio.core.folders import build_skill
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Origin, SkillFile
+from skill_studio.core.runtime import script_run
 
 needs_bwrap = pytest.mark.skipif(script_run.bwrap() is None, reason="bubblewrap is not installed here")
 

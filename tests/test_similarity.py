@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from test_store import make
 
-from skill_studio.core import similarity
-from skill_studio.core.similarity import HashedTfidfEmbedder, Pair, SimilarityIndex, skill_text
+from skill_studio.core.health import similarity
+from skill_studio.core.health.similarity import HashedTfidfEmbedder, Pair, SimilarityIndex, skill_text
 
 WORDS = ("agent build cache check clean commit config data deploy diff docs error export file format "
          "graph health import index issue lint log merge model note parse patch pdf plan query release "

@@ -10,10 +10,10 @@ from conftest import REAL_WORLD, skill_folders
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skill_studio.core import skillmd
-from skill_studio.core.fields import steps_from_body, to_skill
-from skill_studio.core.frontmatter import compose, set_field
-from skill_studio.core.skillmd import SkillParseError, parse_document
+from skill_studio.core.format import skillmd
+from skill_studio.core.format.fields import steps_from_body, to_skill
+from skill_studio.core.format.frontmatter import compose, set_field
+from skill_studio.core.format.skillmd import SkillParseError, parse_document
 
 LOADABLE = [p for p in skill_folders(REAL_WORLD)]
 
@@ -235,7 +235,7 @@ def test_setting_a_metadata_field_keeps_everything_else(skill, key, value):
 
 
 def test_studio_fields_are_written_where_they_are_or_under_metadata():
-    from skill_studio.core.fields import set_studio_field
+    from skill_studio.core.format.fields import set_studio_field
 
     cortex = parse_document("---\nname: a\ndescription: b\ntags: [x, y]\ntriggerPattern: ship it\n---\n")
     out = set_studio_field(cortex, "tags", ["x", "z"])

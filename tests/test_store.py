@@ -8,9 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from skill_studio.core import scores, skillmd
-from skill_studio.core.fields import to_skill
-from skill_studio.core.frontmatter import compose
+from skill_studio.core.format import skillmd
+from skill_studio.core.format.fields import to_skill
+from skill_studio.core.format.frontmatter import compose
+from skill_studio.core.health import scores
 from skill_studio.core.model import Lifecycle, Origin, SkillFile, TrustTier
 from skill_studio.core.store import AlreadyExists, DependentsExist, Filters, NotFound, Store, VersionConflict, fts_query
 from skill_studio.core.store.schema import SCHEMA_VERSION
@@ -305,7 +306,7 @@ def test_search_results_follow_writes_here_and_elsewhere(store, tmp_path):
 
 @pytest.mark.parametrize("path", ["../up", "/etc/passwd", "a/../../b", "a\\\\b", "./a", "a//b", ""])
 def test_a_file_path_outside_the_skill_folder_is_refused(store, path):
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin, SkillFile
     from skill_studio.core.store import StoreError
 
@@ -318,7 +319,7 @@ def test_a_file_path_outside_the_skill_folder_is_refused(store, path):
 
 @pytest.mark.parametrize("folder", ["/abs/folder", "../up", "a/b", ".."])
 def test_a_folder_name_that_is_a_path_is_refused(store, folder):
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
     from skill_studio.core.store import StoreError
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_validate import _line
 
-from skill_studio.core.strict_yaml import DialectError, Where, _compose_strict, _to_data
+from skill_studio.core.format.strict_yaml import DialectError, Where, _compose_strict, _to_data
 
 
 def _read(text: str, fast: bool):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skill_studio.core.validate import (
+from skill_studio.core.format.validate import (
     PROFILES,
     Diagnostic,
     Severity,

@@ -8,12 +8,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import skill_studio.core.yaml_guard as yaml_guard
-from skill_studio.core import skillmd
-from skill_studio.core.skillmd import SkillParseError
-from skill_studio.core.strict import check_strict
-from skill_studio.core.yaml_guard import MAX_DEPTH, YamlBoundError, check_bounds
-from skill_studio.core.yaml_nesting import first_too_deep
+import skill_studio.core.format.yaml_guard as yaml_guard
+from skill_studio.core.format import skillmd
+from skill_studio.core.format.skillmd import SkillParseError
+from skill_studio.core.format.strict import check_strict
+from skill_studio.core.format.yaml_guard import MAX_DEPTH, YamlBoundError, check_bounds
+from skill_studio.core.format.yaml_nesting import first_too_deep
 
 
 def _depth(value) -> int:

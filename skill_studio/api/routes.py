@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_studio.core.agents.skill_json import detail_json, files_json, summary_json
 from skill_studio.core.model import Lifecycle, Origin
-from skill_studio.core.skill_json import detail_json, files_json, summary_json
 from skill_studio.core.store import Filters, NotFound, Store
 
 
@@ -100,7 +100,7 @@ def list_skills(req: Request) -> tuple[int, Any]:
 
 
 def stats(req: Request) -> tuple[int, Any]:
-    from skill_studio.core import bus
+    from skill_studio.core.bus import dispatch as bus
 
     data = req.store.stats()
     total, enabled = req.store.binding_counts()
@@ -122,7 +122,7 @@ def _detail(store, skill) -> dict:
 
 
 def dependencies(req: Request) -> tuple[int, Any]:
-    from skill_studio.core.graph import SkillGraph
+    from skill_studio.core.graph.dependencies import SkillGraph
 
     skill = _skill(req)
     g = SkillGraph.from_store(req.store)
@@ -135,7 +135,7 @@ def dependencies(req: Request) -> tuple[int, Any]:
 
 
 def health_view(req: Request) -> tuple[int, Any]:
-    from skill_studio.core import health
+    from skill_studio.core.health import checks as health
 
     name = req.text("name", required=False)
     if name and name not in req.store:
@@ -156,7 +156,7 @@ def health_view(req: Request) -> tuple[int, Any]:
 
 
 def bindings(req: Request) -> tuple[int, Any]:
-    from skill_studio.core import bus
+    from skill_studio.core.bus import dispatch as bus
 
     found = req.store.bindings()
     described = {s.name: s.description for s in req.store.cards(sorted({b.skill for b in found}))}
@@ -170,9 +170,9 @@ def bindings(req: Request) -> tuple[int, Any]:
 # --- writing -----------------------------------------------------------------------------
 
 def create(req: Request) -> tuple[int, Any]:
-    from skill_studio.core import skillmd
-    from skill_studio.core.folders import build_skill
-    from skill_studio.core.templates import TEMPLATES, name_problem, new_skill
+    from skill_studio.core.format import skillmd
+    from skill_studio.core.format.templates import TEMPLATES, name_problem, new_skill
+    from skill_studio.core.library.folders import build_skill
 
     # What arrives over the API was written by a program until a reviewer says otherwise: llm
     # (a candidate at trust tier 1, whose scripts ask before they run) unless told "human".
@@ -210,7 +210,7 @@ def create(req: Request) -> tuple[int, Any]:
 
 def _move(action: str) -> Callable[[Request], tuple[int, Any]]:
     def handler(req: Request) -> tuple[int, Any]:
-        from skill_studio.core import lifecycle
+        from skill_studio.core.review import lifecycle
 
         skill = _skill(req)
         reason = req.text("reason", required=False) or f"{action} over the local API"
@@ -223,8 +223,8 @@ def _move(action: str) -> Callable[[Request], tuple[int, Any]]:
 
 
 def merge(req: Request) -> tuple[int, Any]:
-    from skill_studio.core.merge import merge as merge_skills
-    from skill_studio.core.merge import merge_preview
+    from skill_studio.core.review.merge import merge as merge_skills
+    from skill_studio.core.review.merge import merge_preview
 
     target, source = _skill(req, "target"), _skill(req, "source")
     preview = merge_preview(req.store, target.name, source.name)
@@ -239,7 +239,7 @@ def merge(req: Request) -> tuple[int, Any]:
 
 
 def load_human(req: Request) -> tuple[int, Any]:
-    from skill_studio.core.importer import import_paths
+    from skill_studio.core.library.importer import import_paths
 
     path = Path(os.path.expanduser(req.text("path")))
     if not path.is_absolute():
@@ -261,7 +261,7 @@ def export(req: Request) -> tuple[int, Any]:
 
 
 def delete(req: Request) -> tuple[int, Any]:
-    from skill_studio.core import lifecycle
+    from skill_studio.core.review import lifecycle
 
     skill = _skill(req)
     lifecycle.delete(req.store, skill.name, req.text("reason", required=False) or "deleted over the local API",

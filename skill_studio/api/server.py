@@ -18,7 +18,7 @@ from skill_studio import __version__
 from skill_studio.api import SERVER_SETTING
 from skill_studio.api.openapi import openapi_document
 from skill_studio.api.routes import ROUTES, ApiError, Request
-from skill_studio.core import scores
+from skill_studio.core.health import scores
 from skill_studio.core.store import (
     AlreadyExists,
     DependentsExist,

@@ -18,12 +18,13 @@ import pytest
 from PySide6.QtCore import QSettings
 from store_invariants import store_problems, studio
 
-from skill_studio.core import lifecycle, scores
-from skill_studio.core.folders import build_skill
+from skill_studio.core.health import scores
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Origin
+from skill_studio.core.review import lifecycle
 from skill_studio.core.store import Store
-from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 SECONDS = float(os.environ.get("SKILL_STUDIO_STRESS_SECONDS", "60"))
 SHARED = "shared-notes"

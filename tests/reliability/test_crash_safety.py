@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from store_invariants import count, kill_when, python, store_problems, studio
 
-from skill_studio.core import scores
+from skill_studio.core.health import scores
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.core.store import Store
 
@@ -68,7 +68,7 @@ def test_an_import_of_5000_skills_killed_midway(tmp_path):
 
 _SAVER = """
 import sys
-from skill_studio.core.folders import build_skill
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Origin, SkillFile
 from skill_studio.core.store import Store
 store = Store(sys.argv[1])
@@ -91,7 +91,7 @@ def _saved_text(version: int) -> str:
 def test_a_save_killed_midway(tmp_path, saves):
     db = tmp_path / "store.db"
     with Store(db) as store:
-        from skill_studio.core.folders import build_skill
+        from skill_studio.core.library.folders import build_skill
 
         store.add(build_skill(_saved_text(1).encode(), "big", [], origin=Origin.HUMAN, source="big/SKILL.md"))
     version_rows = "SELECT count(*) FROM skill_versions WHERE skill = 'big'"
@@ -109,7 +109,7 @@ def test_a_save_killed_midway(tmp_path, saves):
 
 _MERGER = """
 import sys
-from skill_studio.core.merge import merge
+from skill_studio.core.review.merge import merge
 from skill_studio.core.store import Store
 store = Store(sys.argv[1])
 for i in range(int(sys.argv[2])):
@@ -120,7 +120,7 @@ for i in range(int(sys.argv[2])):
 def test_merges_killed_midway(tmp_path):
     db, pairs = tmp_path / "store.db", 150
     with Store(db) as store:
-        from skill_studio.core.folders import build_skill
+        from skill_studio.core.library.folders import build_skill
 
         batch = []
         for i in range(pairs):
@@ -150,7 +150,7 @@ def test_a_health_apply_killed_midway(tmp_path):
     db, n = tmp_path / "store.db", 1500
     long_ago = scores.format_time(scores.utcnow() - timedelta(days=400))
     with Store(db) as store:
-        from skill_studio.core.folders import build_skill
+        from skill_studio.core.library.folders import build_skill
 
         batch = []
         for i in range(n):
@@ -176,7 +176,7 @@ import sys
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 from skill_studio.core.store import Store
-from skill_studio.ui.main_window import MainWindow
+from skill_studio.ui.shell.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
 app = QApplication([])
 store = Store(sys.argv[1])
@@ -200,9 +200,9 @@ app.exec()
 def test_the_window_killed_while_typing_leaves_a_recoverable_draft(tmp_path, qtbot):
     from PySide6.QtCore import QSettings
 
-    from skill_studio.core.folders import build_skill
-    from skill_studio.ui.main_window import MainWindow
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.ui.settings import StudioSettings
+    from skill_studio.ui.shell.main_window import MainWindow
 
     db = tmp_path / "store.db"
     original = _skill_md("draft-me", "# Draft me\n")
@@ -231,7 +231,7 @@ def test_the_window_killed_while_typing_leaves_a_recoverable_draft(tmp_path, qtb
 
 _EXPORTER = """
 import sys
-from skill_studio.core.folders import export_archive, export_folder
+from skill_studio.core.library.folders import export_archive, export_folder
 from skill_studio.core.store import Store
 store = Store(sys.argv[1])
 skills = [store.get(n) for n in store.names()]
@@ -246,8 +246,8 @@ while True:
 def test_an_export_killed_midway_leaves_old_or_new_files(tmp_path, kind):
     import zipfile
 
-    from skill_studio.core.folders import build_skill, export_archive, export_folder
-    from skill_studio.core.importer import import_paths
+    from skill_studio.core.library.folders import build_skill, export_archive, export_folder
+    from skill_studio.core.library.importer import import_paths
     from skill_studio.core.model import SkillFile
 
     db, out = tmp_path / "store.db", tmp_path / "out"
@@ -297,7 +297,7 @@ def test_an_export_killed_midway_leaves_old_or_new_files(tmp_path, kind):
 _STEP_KILLER = """
 import os, shutil, signal, sys
 from skill_studio.core import atomic
-from skill_studio.core.folders import export_folder
+from skill_studio.core.library.folders import export_folder
 from skill_studio.core.store import Store
 store = Store(sys.argv[1])
 skill = store.get(sys.argv[3])
@@ -326,8 +326,8 @@ def test_an_export_killed_at_every_step_of_the_swap(tmp_path):
     import subprocess
     import sys
 
-    from skill_studio.core.folders import build_skill, export_folder
-    from skill_studio.core.importer import import_paths
+    from skill_studio.core.library.folders import build_skill, export_folder
+    from skill_studio.core.library.importer import import_paths
 
     db, out = tmp_path / "store.db", tmp_path / "out"
     old, new = _skill_md("swap", "old\n"), _skill_md("swap", "new\n")
@@ -363,7 +363,7 @@ def test_the_checks_catch_a_half_written_skill(tmp_path):
     """The invariants above can fail: a skill row without its version, a file without its blob."""
     db = tmp_path / "store.db"
     with Store(db) as store:
-        from skill_studio.core.folders import build_skill
+        from skill_studio.core.library.folders import build_skill
         from skill_studio.core.model import SkillFile
 
         store.add(build_skill(_skill_md("whole", "x\n").encode(), "whole", [SkillFile("a.txt", b"a", 0o644)],

@@ -19,13 +19,13 @@ import yaml
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
-from skill_studio.core import skillmd, validate
-from skill_studio.core.fields import LIST_FIELDS, _as_list, set_studio_field, to_skill
-from skill_studio.core.frontmatter import set_field
-from skill_studio.core.lenient import check_lenient
-from skill_studio.core.skillmd import SkillParseError
-from skill_studio.core.strict import check_strict
-from skill_studio.core.yaml_guard import MAX_DEPTH, MAX_VALUES
+from skill_studio.core.format import skillmd, validate
+from skill_studio.core.format.fields import LIST_FIELDS, _as_list, set_studio_field, to_skill
+from skill_studio.core.format.frontmatter import set_field
+from skill_studio.core.format.lenient import check_lenient
+from skill_studio.core.format.skillmd import SkillParseError
+from skill_studio.core.format.strict import check_strict
+from skill_studio.core.format.yaml_guard import MAX_DEPTH, MAX_VALUES
 
 EXAMPLES = int(os.environ.get("SKILL_STUDIO_FUZZ_EXAMPLES", "300"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None,

@@ -52,8 +52,8 @@ from hostile_builders import (
     zip_with_zeros,
 )
 
-from skill_studio.core.importer import import_paths
-from skill_studio.core.names import printable
+from skill_studio.core.format.names import printable
+from skill_studio.core.library.importer import import_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BYTES = random.Random(20240601).randbytes(4096)
@@ -383,9 +383,9 @@ HOSTILE_BODIES = {
 @pytest.mark.parametrize("body", HOSTILE_BODIES.values(), ids=HOSTILE_BODIES.keys())
 def test_lints_and_fields_stay_linear_on_hostile_bodies(body):
     """The checks that run as the user types (every lint, with the library and the files known)."""
-    from skill_studio.core.fields import to_skill
-    from skill_studio.core.skillmd import parse_document
-    from skill_studio.core.validate import validate_text
+    from skill_studio.core.format.fields import to_skill
+    from skill_studio.core.format.skillmd import parse_document
+    from skill_studio.core.format.validate import validate_text
 
     text = "---\nname: x\ndescription: Does x. Use when y.\n---\n" + body
     for profile in ("strict", "lenient", "claude-upload"):
@@ -407,7 +407,7 @@ def test_an_oversized_skill_md_is_refused_without_being_read(seeded_store, tmp_p
 
 @pytest.mark.timeout(30)
 def test_an_alias_bomb_is_refused_before_anything_is_built(seeded_store, tmp_path, monkeypatch):
-    from skill_studio.core import skillmd
+    from skill_studio.core.format import skillmd
 
     def never(*args, **kwargs):
         raise AssertionError("the frontmatter was composed or constructed")
@@ -425,7 +425,7 @@ def test_unreadable_skill_md_is_refused(seeded_store, tmp_path, monkeypatch):
     md = folder / "SKILL.md"
     before = dump_store(seeded_store.path)
     if os.geteuid() == 0:  # root reads anything: the file system's refusal is played instead
-        import skill_studio.core.folders as folders
+        import skill_studio.core.library.folders as folders
 
         real_open = os.open
 
@@ -488,8 +488,8 @@ def test_a_name_mixing_scripts_without_a_twin_imports_with_a_warning(store, tmp_
 def test_window_import_reports_hostile_input_and_lives_on(case, qtbot, seeded_store, tmp_path):
     from PySide6.QtCore import QSettings, Qt
 
-    from skill_studio.ui.main_window import MainWindow
     from skill_studio.ui.settings import StudioSettings
+    from skill_studio.ui.shell.main_window import MainWindow
 
     window = MainWindow(seeded_store, StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)))
     qtbot.addWidget(window)

@@ -21,29 +21,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import linked
-from skill_studio.core.diagnostics import err
-from skill_studio.core.folders import build_skill
-from skill_studio.core.health import PlannedAction
+from skill_studio.core.format.diagnostics import err
+from skill_studio.core.health.checks import PlannedAction
+from skill_studio.core.library import linked
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Lifecycle, Origin, SkillFile, TrustTier
 from skill_studio.core.store import Store
 from skill_studio.ui import safe_text
 from skill_studio.ui.agents.install_dialog import InstallDialog
 from skill_studio.ui.agents.query_panel import QueryPanel
 from skill_studio.ui.agents.window_linked import ConflictDialog as LinkedConflictDialog
-from skill_studio.ui.browser import BrowserWidget
-from skill_studio.ui.card_delegate import CardFonts, card_layout
 from skill_studio.ui.designer.conflict import ConflictDialog
 from skill_studio.ui.designer.editor import CodeEditor
 from skill_studio.ui.designer.files_panel import FilesPanel
 from skill_studio.ui.designer.problems import ProblemsPanel
-from skill_studio.ui.detail_panel import DetailPanel
 from skill_studio.ui.graph.graph_view import GraphView
 from skill_studio.ui.health.health_models import PairModel, PlanModel
-from skill_studio.ui.main_window import MainWindow
-from skill_studio.ui.models import SkillListModel
+from skill_studio.ui.library.browser import BrowserWidget
+from skill_studio.ui.library.card_delegate import CardFonts, card_layout
+from skill_studio.ui.library.detail_panel import DetailPanel
+from skill_studio.ui.library.models import SkillListModel
 from skill_studio.ui.review.queue_view import ReviewQueueView
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 SPY_COLOUR = "#e0119d"
 #: Link targets hostile text tries to plant (trust:4 would raise a skill's trust from the detail panel).

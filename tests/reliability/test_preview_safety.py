@@ -17,8 +17,8 @@ from desktop_links import opened  # noqa: F401 - a fixture
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage
 
-from skill_studio.core.render import render_markdown
-from skill_studio.core.sanitize import sanitize_html, svg_is_self_contained
+from skill_studio.core.render.html import render_markdown
+from skill_studio.core.render.sanitize import sanitize_html, svg_is_self_contained
 from skill_studio.ui.designer.preview import PreviewPane, skill_path
 
 SPY_COLOUR = "#e0119d"    # an image outside the skill: must never reach the screen

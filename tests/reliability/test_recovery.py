@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from store_invariants import studio
 
-from skill_studio.core.folders import build_skill, read_folder
-from skill_studio.core.importer import import_paths
+from skill_studio.core.library.folders import build_skill, read_folder
+from skill_studio.core.library.importer import import_paths
 from skill_studio.core.model import Origin, SkillFile
 from skill_studio.core.store import Store, StoreError, UnusableStore
 from skill_studio.core.store.rescue import REPORT_NAME, rescue
@@ -214,8 +214,8 @@ def restore_excepthook(monkeypatch, qapp):
 
 
 def test_the_window_explains_a_file_that_is_not_a_store_and_can_quit(restore_excepthook, qtbot, tmp_path):
-    from skill_studio.ui.app import start
-    from skill_studio.ui.store_trouble import StoreTrouble
+    from skill_studio.ui.shell.app import start
+    from skill_studio.ui.shell.store_trouble import StoreTrouble
 
     path, _ = _unusable_files(tmp_path)["a newer store (wal)"]
     before = _digest(path)
@@ -233,9 +233,9 @@ def test_the_window_on_a_damaged_store_offers_the_rescue_once(restore_excepthook
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from skill_studio.ui.app import start
-    from skill_studio.ui.main_window import MainWindow
-    from skill_studio.ui.store_trouble import StoreTrouble
+    from skill_studio.ui.shell.app import start
+    from skill_studio.ui.shell.main_window import MainWindow
+    from skill_studio.ui.shell.store_trouble import StoreTrouble
 
     db = tmp_path / "store.db"
     made = _library_store(db)
@@ -267,8 +267,8 @@ def test_the_window_on_a_damaged_store_offers_the_rescue_once(restore_excepthook
 
 
 def test_a_store_damaged_where_it_is_opened_is_explained_before_any_window(restore_excepthook, qtbot, tmp_path):
-    from skill_studio.ui.app import start
-    from skill_studio.ui.store_trouble import StoreTrouble
+    from skill_studio.ui.shell.app import start
+    from skill_studio.ui.shell.store_trouble import StoreTrouble
 
     db = tmp_path / "store.db"
     _library_store(db, n=3)
@@ -291,7 +291,7 @@ def test_the_newer_store_dialog_as_the_user_sees_it(qtbot, tmp_path):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from skill_studio.ui.store_trouble import StoreTrouble
+    from skill_studio.ui.shell.store_trouble import StoreTrouble
 
     SCREENSHOTS.mkdir(exist_ok=True)
     db = tmp_path / "store.db"
@@ -315,7 +315,7 @@ def test_the_damaged_store_dialog_offers_the_rescue(qtbot, tmp_path):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from skill_studio.ui.store_trouble import StoreTrouble, describe
+    from skill_studio.ui.shell.store_trouble import StoreTrouble, describe
 
     SCREENSHOTS.mkdir(exist_ok=True)
     error = UnusableStore(tmp_path / "store.db", "damaged", "the skill store is damaged (database disk image is "

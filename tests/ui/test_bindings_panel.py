@@ -11,13 +11,13 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QDialog
 from test_store import make
 
-from skill_studio.core.bus import Binding, Condition
+from skill_studio.core.bus.dispatch import Binding, Condition
 from skill_studio.core.model import Lifecycle
 from skill_studio.ui import theme
 from skill_studio.ui.bindings.binding_dialog import BindingDialog
 from skill_studio.ui.bindings.bindings_panel import BindingsPanel
-from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture

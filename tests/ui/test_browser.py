@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QToolTip
 from skill_studio.core.model import Lifecycle
 from skill_studio.core.store import Filters, Store
 from skill_studio.ui import theme
-from skill_studio.ui.browser import BrowserWidget
-from skill_studio.ui.card_delegate import CardDelegate, CardFonts, card_layout
-from skill_studio.ui.models import SkillListModel
+from skill_studio.ui.library.browser import BrowserWidget
+from skill_studio.ui.library.card_delegate import CardDelegate, CardFonts, card_layout
+from skill_studio.ui.library.models import SkillListModel
 
 SHOTS = SCREENSHOTS
 

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication
 from skill_studio.core.store import Store
 from skill_studio.ui import theme
 from skill_studio.ui.designer.designer import DesignerWidget
-from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 SKILL = "release-notes"
 
@@ -139,8 +139,8 @@ def test_save_makes_a_version_with_the_note(window, designer, qtbot):
 def test_a_save_that_meets_another_change_is_never_written_over_silently(window, designer, qtbot, choice):
     other = Store(window.store.path)
     theirs = other.get(SKILL)
-    from skill_studio.core.fields import to_skill
-    from skill_studio.core.skillmd import parse_document
+    from skill_studio.core.format.fields import to_skill
+    from skill_studio.core.format.skillmd import parse_document
 
     their_text = theirs.skill_md + "\nTheir line.\n"
     other.update(SKILL, to_skill(parse_document(their_text), theirs.folder_name, files=theirs.files),
@@ -221,7 +221,7 @@ def test_builtin_skills_open_read_only(window):
 
 
 def test_files_open_in_their_own_tab_and_edits_make_the_skill_dirty(window, qtbot):
-    from skill_studio.core.templates import new_skill
+    from skill_studio.core.format.templates import new_skill
 
     window.store.add(new_skill("runner-demo", "Runs the demo. Use when asked.", "script"))
     designer = window.open_designer("runner-demo")
@@ -240,8 +240,8 @@ def test_files_open_in_their_own_tab_and_edits_make_the_skill_dirty(window, qtbo
 def test_an_edit_from_another_process_reloads_a_clean_designer(window, designer):
     other = Store(window.store.path)
     skill = other.get(SKILL)
-    from skill_studio.core.fields import to_skill
-    from skill_studio.core.skillmd import parse_document
+    from skill_studio.core.format.fields import to_skill
+    from skill_studio.core.format.skillmd import parse_document
 
     text = skill.skill_md + "\nFrom elsewhere.\n"
     other.update(SKILL, to_skill(parse_document(text), skill.folder_name, files=skill.files), skill.version)
@@ -320,8 +320,8 @@ def test_toolbar_undo_redo_and_zoom(designer, qtbot):
 
 def _store_edit(path, name, transform, files=None):
     """Another process saves a new version of ``name``."""
-    from skill_studio.core.fields import to_skill
-    from skill_studio.core.skillmd import parse_document
+    from skill_studio.core.format.fields import to_skill
+    from skill_studio.core.format.skillmd import parse_document
 
     other = Store(path)
     skill = other.get(name)
@@ -352,7 +352,7 @@ def test_a_draft_older_than_the_store_meets_the_newer_version_as_a_conflict(qtbo
 
 
 def test_open_file_tabs_follow_a_restore(window, qtbot):
-    from skill_studio.core.templates import new_skill
+    from skill_studio.core.format.templates import new_skill
 
     window.store.add(new_skill("runner-two", "Runs. Use when asked.", "script"))
     designer = window.open_designer("runner-two")
@@ -380,7 +380,7 @@ def test_a_pending_form_edit_is_saved_and_asked_about(designer, qtbot):
 
 
 def test_unusual_characters_and_crlf_do_not_make_a_skill_dirty(window, qtbot):
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
 
     text = "---\r\nname: odd-chars\r\ndescription: Costs 100\u00a0EUR. Use when asked.\r\n---\r\n\r\nA\u2028B line.\r\n"

@@ -10,7 +10,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QPoint, Qt, 
 from PySide6.QtGui import QColor, QImage, QTextDocument, QTextTable
 from PySide6.QtWidgets import QApplication
 
-from skill_studio.core.render import stylesheet
+from skill_studio.core.render.html import stylesheet
 from skill_studio.ui import theme
 from skill_studio.ui.designer import preview
 from skill_studio.ui.designer.preview import EMPTY_HINT, PreviewPane, SourceMap, skill_path

@@ -8,10 +8,10 @@ from conftest import SCREENSHOTS
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from skill_studio.core import skillmd
-from skill_studio.core.diagnostics import Diagnostic, Severity
-from skill_studio.core.fields import to_skill
-from skill_studio.core.frontmatter import compose
+from skill_studio.core.format import skillmd
+from skill_studio.core.format.diagnostics import Diagnostic, Severity
+from skill_studio.core.format.fields import to_skill
+from skill_studio.core.format.frontmatter import compose
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin
 from skill_studio.ui import theme
 from skill_studio.ui.designer.diff_view import ADDED, EQUAL, FILLER, REMOVED, DiffView

@@ -20,8 +20,8 @@ from skill_studio.core.model import Lifecycle
 from skill_studio.ui import theme
 from skill_studio.ui.graph.graph_canvas import LABEL_SCALE
 from skill_studio.ui.graph.graph_view import GraphView
-from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 
 def skill(name, deps=(), conflicts=(), parent=None, lifecycle=Lifecycle.RELEASED):
@@ -154,7 +154,7 @@ def test_filters_search_zoom_and_clicks(view, qtbot):
 
 
 def test_positions_are_kept_until_the_graph_changes(view, qtbot, graph_store, monkeypatch):
-    from skill_studio.core import graph_layout
+    from skill_studio.core.graph import layout as graph_layout
 
     calls = []
     real = graph_layout.LAYOUTS["layered"]

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox, QDoubleSpinBox, QSpinBox
 from test_store import make
 
-from skill_studio.core import health
-from skill_studio.core.health import HealthRun, PlannedAction, SkillHealth
+from skill_studio.core.health import checks as health
+from skill_studio.core.health.checks import HealthRun, PlannedAction, SkillHealth
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
 from skill_studio.ui import theme
 from skill_studio.ui.health.health_models import (

@@ -7,12 +7,12 @@ from conftest import SCREENSHOTS
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from skill_studio.core.folders import export_archive
-from skill_studio.core.importer import ImportEntry, ImportReport
-from skill_studio.core.templates import new_skill_md
-from skill_studio.core.validate import validate_text
-from skill_studio.ui.import_flow import ImportReportDialog, ImportRunner, report_text, run_import
-from skill_studio.ui.skill_actions import NewSkillDialog, export_skills, name_problem
+from skill_studio.core.format.templates import new_skill_md
+from skill_studio.core.format.validate import validate_text
+from skill_studio.core.library.folders import export_archive
+from skill_studio.core.library.importer import ImportEntry, ImportReport
+from skill_studio.ui.library.import_flow import ImportReportDialog, ImportRunner, report_text, run_import
+from skill_studio.ui.library.skill_actions import NewSkillDialog, export_skills, name_problem
 
 SHOTS = SCREENSHOTS
 

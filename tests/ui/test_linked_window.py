@@ -10,12 +10,12 @@ import pytest
 from conftest import SAMPLES, SCREENSHOTS
 from PySide6.QtCore import QSettings
 
-from skill_studio.core import linked
-from skill_studio.core.folders import build_skill
+from skill_studio.core.library import linked
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Origin
 from skill_studio.ui.agents.window_linked import ConflictDialog, LinksDialog
-from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from skill_studio.core.store import Store
-from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_view_toggle_keeps_the_selection(window, qtbot):
 
 
 def test_a_change_by_another_process_shows_up(window, seeded_store, tmp_path):
-    from skill_studio.core.folders import build_skill
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
 
     other = Store(seeded_store.path)
@@ -77,7 +77,7 @@ def test_drop_a_folder_and_a_zip_imports_them(window, qtbot, tmp_path, seeded_st
     from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
     from PySide6.QtGui import QDropEvent
 
-    from skill_studio.core.folders import build_skill, export_archive
+    from skill_studio.core.library.folders import build_skill, export_archive
     from skill_studio.core.model import Origin
 
     folder = tmp_path / "drop" / "dropped-skill"

@@ -3,7 +3,7 @@
 from PySide6.QtCore import Qt
 
 from skill_studio.core.store import Filters
-from skill_studio.ui.models import COLUMNS, NAME_ROLE, SKILL_ROLE, SkillListModel
+from skill_studio.ui.library.models import COLUMNS, NAME_ROLE, SKILL_ROLE, SkillListModel
 
 
 def test_model_passes_qtmodeltester(qtmodeltester, seeded_store):

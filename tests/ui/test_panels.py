@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QApplication, QLabel
 from skill_studio.core.model import Skill
 from skill_studio.core.store import Filters
 from skill_studio.ui import theme
-from skill_studio.ui.detail_panel import EMPTY_TEXT, MISSING_TIP, DetailPanel
-from skill_studio.ui.stats_bar import StatsBar, summary
+from skill_studio.ui.library.detail_panel import EMPTY_TEXT, MISSING_TIP, DetailPanel
+from skill_studio.ui.library.stats_bar import StatsBar, summary
 
 SHOTS = SCREENSHOTS
 

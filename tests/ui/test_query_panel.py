@@ -9,10 +9,10 @@ from conftest import SCREENSHOTS
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
-from skill_studio.core.prompt import available_skills_block, skill_md_location
+from skill_studio.core.agents.prompt import available_skills_block, skill_md_location
 from skill_studio.ui.agents.query_panel import COLUMNS, QueryPanel
-from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def test_the_strategy_switch_and_the_excluded_skills(panel, qtbot, seeded_store)
 
 
 def test_copy_prompt_block_of_the_gated_set(panel, seeded_store):
-    from skill_studio.core import matching
+    from skill_studio.core.agents import matching
 
     block = panel.copy_prompt()
     gated = [seeded_store.get(n) for n in matching.gated(seeded_store)]
@@ -99,7 +99,8 @@ def test_the_window_tab_follows_the_store(qtbot, seeded_store, tmp_path):
 
 
 def test_the_install_dialog(qtbot, seeded_store, tmp_path):
-    from skill_studio.core import install, matching
+    from skill_studio.core.agents import matching
+    from skill_studio.core.library import install
     from skill_studio.ui.agents.install_dialog import InstallDialog
 
     target = tmp_path / "agent" / "skills"
@@ -163,8 +164,8 @@ def test_the_install_action_remembers_the_folder(qtbot, seeded_store, tmp_path, 
 
 
 def test_copy_prompt_block_of_the_selection(qtbot, seeded_store, tmp_path):
-    from skill_studio.core import matching
-    from skill_studio.core.prompt import prompt_for
+    from skill_studio.core.agents import matching
+    from skill_studio.core.agents.prompt import prompt_for
 
     settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
     w = MainWindow(seeded_store, settings)

@@ -8,8 +8,8 @@ from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import QApplication, QDialog
 from test_store import make
 
-from skill_studio.core.lifecycle import Change, move, set_trust
 from skill_studio.core.model import Lifecycle
+from skill_studio.core.review.lifecycle import Change, move, set_trust
 from skill_studio.core.store import StoreError
 from skill_studio.ui import theme
 from skill_studio.ui.review.audit_view import ALL_ACTIONS, COLUMNS, AuditLogView

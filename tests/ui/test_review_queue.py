@@ -10,13 +10,13 @@ from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QVBoxLayout, QWidget
 from test_store import make
 
-from skill_studio.core import review
-from skill_studio.core.diagnostics import err, warn
-from skill_studio.core.lifecycle import move
+from skill_studio.core.format.diagnostics import err, warn
 from skill_studio.core.model import Origin
+from skill_studio.core.review import queue as review
+from skill_studio.core.review.lifecycle import move
 from skill_studio.ui import theme
 from skill_studio.ui.designer.diff_view import FILLER, split_lines
-from skill_studio.ui.models import SKILL_ROLE
+from skill_studio.ui.library.models import SKILL_ROLE
 from skill_studio.ui.review.queue_detail import clipped, validation_html
 from skill_studio.ui.review.queue_list import QueueDelegate, queue_row_layout, waiting_text
 from skill_studio.ui.review.queue_view import EMPTY_TEXT, HINT, ReviewQueueView

@@ -11,8 +11,8 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from skill_studio.core.model import Lifecycle, TrustTier
-from skill_studio.ui.main_window import MainWindow
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture

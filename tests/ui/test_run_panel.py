@@ -13,11 +13,11 @@ import pytest
 from conftest import SCREENSHOTS
 from PySide6.QtCore import QSettings
 
-from skill_studio.core import script_run
-from skill_studio.core.folders import build_skill
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Origin, SkillFile
-from skill_studio.ui.main_window import MainWindow
+from skill_studio.core.runtime import script_run
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
 
 
 def _add(store, name: str, files: dict[str, bytes], origin=Origin.HUMAN):

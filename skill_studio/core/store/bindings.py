@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from skill_studio.core import scores
-from skill_studio.core.bus_model import Binding, BindingError, Condition, check
+from skill_studio.core.bus.model import Binding, BindingError, Condition, check
+from skill_studio.core.health import scores
 from skill_studio.core.store.connection import inserted_id
 from skill_studio.core.store.errors import NotFound, StoreError
 from skill_studio.core.store.event_log import EventLog, unpack_fires

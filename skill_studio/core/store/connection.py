@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from skill_studio.core import scores
+from skill_studio.core.health import scores
 from skill_studio.core.store.errors import StoreBusy, StoreError, UnusableStore
 from skill_studio.core.store.schema import Incompatible, check_compatible, migrate
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from skill_studio.core import scores
+from skill_studio.core.health import scores
 from skill_studio.core.store.connection import Connection, inserted_id
 from skill_studio.core.store.errors import NotFound
 from skill_studio.core.store.history import _like_escape

@@ -6,7 +6,7 @@ import json
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from skill_studio.core import scores
+from skill_studio.core.health import scores
 from skill_studio.core.model import Skill, SkillFile
 from skill_studio.core.store.connection import Connection, inserted_id
 from skill_studio.core.store.errors import NotFound

@@ -7,9 +7,9 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from skill_studio.core import scores
+from skill_studio.core.format.names import LookAlikes, printable, skill_name_problem
+from skill_studio.core.health import scores
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
-from skill_studio.core.names import LookAlikes, printable, skill_name_problem
 from skill_studio.core.store.bindings import Bindings
 from skill_studio.core.store.errors import (
     AlreadyExists,
@@ -137,8 +137,8 @@ class Store(Queries, History, Vectors, Bindings):
     def restore(self, name: str, version: int, expected_version: int, *, author: str | None = None) -> Skill:
         """Make an earlier version's SKILL.md and files the current ones, as a new version
         (history is never rewritten). Raises NotFound, VersionConflict, ReadOnlySkill."""
-        from skill_studio.core import skillmd
-        from skill_studio.core.fields import to_skill
+        from skill_studio.core.format import skillmd
+        from skill_studio.core.format.fields import to_skill
 
         text, files = self.version_text(name, version)
         current = self.get(name, with_files=False)
@@ -146,7 +146,7 @@ class Store(Queries, History, Vectors, Bindings):
         if str(doc.data.get("name", "")).strip() != name:
             # Restoring never renames: a version from before a rename gets today's name in its text,
             # or the next save would rename the skill back.
-            from skill_studio.core.frontmatter import set_field
+            from skill_studio.core.format.frontmatter import set_field
 
             doc = skillmd.parse_document(set_field(doc, "name", name), f"{name} version {version}")
         old = to_skill(doc, current.folder_name, files=files, md_filename=current.md_filename,
@@ -289,7 +289,7 @@ class Store(Queries, History, Vectors, Bindings):
 
 def _check_paths(skill: Skill) -> None:
     """Every file path a plain relative path inside the skill's folder, and the folder one name."""
-    from skill_studio.core.skill_paths import safe_relative_path
+    from skill_studio.core.format.skill_paths import safe_relative_path
 
     folder = skill.folder_name
     if folder is not None and (not folder or "/" in folder or "\\" in folder or folder in (".", "..")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skill_studio.core import scores
+from skill_studio.core.health import scores
 from skill_studio.core.store.connection import Connection
 from skill_studio.core.store.rows import _json
 

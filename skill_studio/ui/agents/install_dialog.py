@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import install, matching
+from skill_studio.core.agents import matching
+from skill_studio.core.library import install
 from skill_studio.ui.safe_text import literal
 
 FAIL, WARN, PASS = "#c62828", "#b26a00", "#2e7d32"

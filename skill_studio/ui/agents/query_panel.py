@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import matching
-from skill_studio.core.prompt import prompt_for
+from skill_studio.core.agents import matching
+from skill_studio.core.agents.prompt import prompt_for
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 

@@ -9,7 +9,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QToolBar
 
 if TYPE_CHECKING:
-    from skill_studio.ui.main_window import MainWindow
+    from skill_studio.ui.shell.main_window import MainWindow
 
 
 class WindowAgents:
@@ -73,8 +73,8 @@ class WindowAgents:
 
     def copy_prompt(self) -> str:
         """Copy the prompt block of the browser's selection, or of the gated set; returns it."""
-        from skill_studio.core import matching
-        from skill_studio.core.prompt import prompt_for
+        from skill_studio.core.agents import matching
+        from skill_studio.core.agents.prompt import prompt_for
 
         w = self.window
         names = w.browser.selected_names()

@@ -13,7 +13,7 @@ from skill_studio.api import SERVER_SETTING
 from skill_studio.core.store import StoreError
 
 if TYPE_CHECKING:
-    from skill_studio.ui.main_window import MainWindow
+    from skill_studio.ui.shell.main_window import MainWindow
 
 
 def running_server(store) -> dict | None:

@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import linked
-from skill_studio.core.folders import discover
+from skill_studio.core.library import linked
+from skill_studio.core.library.folders import discover
 from skill_studio.ui.safe_text import information
 
 if TYPE_CHECKING:
-    from skill_studio.ui.main_window import MainWindow
+    from skill_studio.ui.shell.main_window import MainWindow
 
 SYNC_DELAY_MS = 600
 

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import bus
-from skill_studio.core.bus import Binding, Condition
+from skill_studio.core.bus import dispatch as bus
+from skill_studio.core.bus.dispatch import Binding, Condition
 from skill_studio.ui.safe_text import literal
 
 EXACT, REGEX = "is exactly", "matches regex"

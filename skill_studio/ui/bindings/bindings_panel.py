@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import bus
+from skill_studio.core.bus import dispatch as bus
 from skill_studio.core.store import StoreError
 from skill_studio.ui.bindings.binding_cards import BINDING_ROLE, BindingCardDelegate, BindingListModel, summary
 from skill_studio.ui.bindings.binding_dialog import BindingDialog

@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import bus, scores
+from skill_studio.core.bus import dispatch as bus
+from skill_studio.core.health import scores
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QStackedWidget, QToolBar
 from skill_studio.ui.bindings.binding_cards import condition_text, cooldown_text
 
 if TYPE_CHECKING:
-    from skill_studio.ui.main_window import MainWindow
+    from skill_studio.ui.shell.main_window import MainWindow
 
 
 class WindowBindings:

@@ -7,7 +7,7 @@ import mimetypes
 import posixpath
 import unicodedata
 
-from skill_studio.core.archive import safe_relative_path
+from skill_studio.core.library.archive import safe_relative_path
 from skill_studio.core.model import SkillFile
 
 MAX_FILE_BYTES = 10 * 1024 * 1024

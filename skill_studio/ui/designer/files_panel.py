@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.archive import safe_relative_path
+from skill_studio.core.library.archive import safe_relative_path
 from skill_studio.core.model import SkillFile
-from skill_studio.core.script_run import is_script
+from skill_studio.core.runtime.script_run import is_script
 from skill_studio.ui.designer.file_rules import MAX_FILE_BYTES, check_path, describe, human_size, is_binary, kind_of
 from skill_studio.ui.safe_text import literal, question, warning
 from skill_studio.ui.theme import current_tokens

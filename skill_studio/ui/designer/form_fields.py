@@ -10,9 +10,9 @@ from typing import Any
 from PySide6.QtCore import QStringListModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit
 
-from skill_studio.core.frontmatter import compose
-from skill_studio.core.skillmd import SkillParseError
-from skill_studio.core.strict import check_strict
+from skill_studio.core.format.frontmatter import compose
+from skill_studio.core.format.skillmd import SkillParseError
+from skill_studio.core.format.strict import check_strict
 
 REQUIRED_KEYS = frozenset({"name", "description"})
 #: The strict profile's codes for the name's own rules (S019, the folder match, is left out:

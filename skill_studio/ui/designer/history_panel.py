@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.ui.designer.diff_view import DiffView
-from skill_studio.ui.models import relative_time
+from skill_studio.ui.library.models import relative_time
 from skill_studio.ui.safe_text import literal
 
 __all__ = ["HistoryPanel", "exact_time"]

@@ -10,12 +10,12 @@ from PySide6.QtCore import QEvent, QMargins, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QComboBox, QCompleter, QFormLayout, QLabel, QLineEdit, QScrollArea, QVBoxLayout, QWidget
 
-from skill_studio.core.diagnostics import Parsed
-from skill_studio.core.fields import set_studio_field, studio_fields
-from skill_studio.core.frontmatter import set_field
-from skill_studio.core.lints import lint_data
-from skill_studio.core.skillmd import SkillDocument, SkillParseError, parse_document
-from skill_studio.core.strict import MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH
+from skill_studio.core.format.diagnostics import Parsed
+from skill_studio.core.format.fields import set_studio_field, studio_fields
+from skill_studio.core.format.frontmatter import set_field
+from skill_studio.core.format.lints import lint_data
+from skill_studio.core.format.skillmd import SkillDocument, SkillParseError, parse_document
+from skill_studio.core.format.strict import MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH
 from skill_studio.ui.designer.form_fields import (
     REQUIRED_KEYS,
     TokenCompleter,

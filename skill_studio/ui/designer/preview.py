@@ -10,7 +10,7 @@ from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, 
 from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
-from skill_studio.core.render import RenderResult, render_markdown, stylesheet
+from skill_studio.core.render.html import RenderResult, render_markdown, stylesheet
 from skill_studio.ui import theme
 from skill_studio.ui.designer.link_dialog import confirm_web_link, open_in_browser, web_link
 from skill_studio.ui.designer.preview_files import decode_skill_image, skill_path

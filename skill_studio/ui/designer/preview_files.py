@@ -7,7 +7,7 @@ import posixpath
 from PySide6.QtCore import QBuffer, QIODevice, QUrl
 from PySide6.QtGui import QColor, QImage, QImageReader, QPainter, QPen
 
-from skill_studio.core.sanitize import svg_is_self_contained
+from skill_studio.core.render.sanitize import svg_is_self_contained
 
 __all__ = ["decode_skill_image", "not_shown_image", "skill_path"]
 

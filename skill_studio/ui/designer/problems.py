@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.diagnostics import Diagnostic, Severity
-from skill_studio.core.validate import PROFILES, validate_text
+from skill_studio.core.format.diagnostics import Diagnostic, Severity
+from skill_studio.core.format.validate import PROFILES, validate_text
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.theme import current_tokens
 

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import sandbox, script_run
 from skill_studio.core.model import Skill
+from skill_studio.core.runtime import sandbox, script_run
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.safe_text import question
 from skill_studio.ui.theme import current_tokens

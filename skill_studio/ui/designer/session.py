@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from skill_studio.core import skillmd
-from skill_studio.core.fields import to_skill
-from skill_studio.core.frontmatter import set_field
+from skill_studio.core.format import skillmd
+from skill_studio.core.format.fields import to_skill
+from skill_studio.core.format.frontmatter import set_field
 from skill_studio.core.model import Origin, Skill, SkillFile
 from skill_studio.core.store import Store, VersionConflict
 

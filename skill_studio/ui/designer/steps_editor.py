@@ -15,9 +15,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.fields import steps_from_body, studio_fields
-from skill_studio.core.frontmatter import set_field
-from skill_studio.core.skillmd import SkillDocument, SkillParseError, parse_document
+from skill_studio.core.format.fields import steps_from_body, studio_fields
+from skill_studio.core.format.frontmatter import set_field
+from skill_studio.core.format.skillmd import SkillDocument, SkillParseError, parse_document
 from skill_studio.ui.designer.metadata_form import parse_error_banner
 from skill_studio.ui.theme import current_tokens
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from skill_studio.core import graph as core_graph
+from skill_studio.core.graph import dependencies as core_graph
 from skill_studio.ui.safe_text import warning
 
 FILTERS = {

@@ -17,7 +17,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSimpleTextItem
 
-from skill_studio.core.graph import EDGE_CONFLICTS, EDGE_DEPENDS, EDGE_PARENT, Node, Problem, SkillGraph
+from skill_studio.core.graph.dependencies import EDGE_CONFLICTS, EDGE_DEPENDS, EDGE_PARENT, Node, Problem, SkillGraph
 from skill_studio.core.model import Lifecycle
 from skill_studio.ui import theme
 

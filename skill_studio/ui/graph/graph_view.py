@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import graph as core_graph
-from skill_studio.core import graph_layout
+from skill_studio.core.graph import dependencies as core_graph
+from skill_studio.core.graph import layout as graph_layout
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.ui import theme
 from skill_studio.ui.graph import graph_export

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor
 
-from skill_studio.core.health import PlannedAction, SkillHealth
+from skill_studio.core.health.checks import PlannedAction, SkillHealth
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.health import HealthRun
+from skill_studio.core.health.checks import HealthRun
 from skill_studio.core.store import StoreError
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.health.health_models import PairModel

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.health import BANDS
+from skill_studio.core.health.checks import BANDS
 from skill_studio.ui.health.health_models import BAND_ROLE, SKILL_COLUMNS, VALUE_ROLE
 from skill_studio.ui.theme import Tokens, current_tokens
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import health
+from skill_studio.core.health import checks as health
 
 #: What each setting means, in the words of SPEC §4-§5.
 LABELS = {

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import health
-from skill_studio.core.health import BANDS, HealthRun
+from skill_studio.core.health import checks as health
+from skill_studio.core.health.checks import BANDS, HealthRun
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.health.health_models import (
     BAR_COLUMNS,

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QInputDialog, QLabel, QVBoxLayout, QWidget
 
-from skill_studio.core import lifecycle
-from skill_studio.core.lifecycle import MOVES, Change, UndoStack
+from skill_studio.core.review import lifecycle
+from skill_studio.core.review.lifecycle import MOVES, Change, UndoStack
 from skill_studio.core.store import DependentsExist, Store, StoreError
 from skill_studio.ui.safe_text import literal
 
@@ -176,7 +176,7 @@ class ReviewActions(QObject):
         return [n for c in done for n in c.before]
 
     def merge(self, source: str | None = None, target: str | None = None) -> Change | None:
-        from skill_studio.core.merge import merge
+        from skill_studio.core.review.merge import merge
         from skill_studio.ui.review.merge_dialog import MergeDialog
 
         dialog = MergeDialog(self.store, target=target, source=source, parent=self.window)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from skill_studio.core.store import AuditEntry
 from skill_studio.ui.designer.history_panel import exact_time
-from skill_studio.ui.models import relative_time
+from skill_studio.ui.library.models import relative_time
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 

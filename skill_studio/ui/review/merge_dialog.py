@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.merge import MergePreview, merge, merge_preview
+from skill_studio.core.format.strict import MAX_DESCRIPTION_LENGTH
 from skill_studio.core.model import Lifecycle
-from skill_studio.core.strict import MAX_DESCRIPTION_LENGTH
+from skill_studio.core.review.merge import MergePreview, merge, merge_preview
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.theme import Tokens, current_tokens
 
@@ -42,7 +42,7 @@ class MergeDialog(QDialog):
     """Merging one skill into another, previewed before anything is written.
 
     ``do_merge(target, source)`` performs the merge and returns what changed; it defaults to
-    :func:`skill_studio.core.merge.merge` and the window replaces it to go through its undo
+    :func:`skill_studio.core.review.merge.merge` and the window replaces it to go through its undo
     stack. After a successful merge the dialog is accepted and :attr:`change` holds the result.
     """
 

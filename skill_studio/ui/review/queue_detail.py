@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import review
-from skill_studio.core.diagnostics import Diagnostic, errors
+from skill_studio.core.format.diagnostics import Diagnostic, errors
+from skill_studio.core.format.validate import validate_text
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
+from skill_studio.core.review import queue as review
 from skill_studio.core.store import NotFound
-from skill_studio.core.validate import validate_text
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.review.queue_list import row_fonts, waiting_text
 from skill_studio.ui.safe_text import literal

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
 from skill_studio.core.model import Lifecycle, Skill
-from skill_studio.ui.models import NAME_ROLE, SKILL_ROLE, relative_time
+from skill_studio.ui.library.models import NAME_ROLE, SKILL_ROLE, relative_time
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import LIFECYCLE_COLORS, current_tokens
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core import review
+from skill_studio.core.review import queue as review
 from skill_studio.ui.review.queue_detail import QueueDetail
 from skill_studio.ui.review.queue_list import QueueDelegate, QueueModel
 from skill_studio.ui.theme import current_tokens

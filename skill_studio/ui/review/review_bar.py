@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QMenu, QToolButton, QWidget
 
-from skill_studio.core.lifecycle import MOVES, allowed_moves
 from skill_studio.core.model import Origin, Skill
+from skill_studio.core.review.lifecycle import MOVES, allowed_moves
 from skill_studio.ui.review.actions import MOVE_TEXT
 
 

@@ -9,11 +9,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar
 
-from skill_studio.core.lifecycle import MOVES
+from skill_studio.core.review.lifecycle import MOVES
 from skill_studio.ui.review.actions import MOVE_TEXT, ReviewActions
 
 if TYPE_CHECKING:
-    from skill_studio.ui.main_window import MainWindow
+    from skill_studio.ui.shell.main_window import MainWindow
 
 APPROVE_REASON = "approved in the review queue"
 
@@ -132,7 +132,7 @@ class WindowReview:
 
     def show_health(self) -> None:
         """The health view in its own tab (opened once; its runs go off the GUI thread)."""
-        from skill_studio.core import health
+        from skill_studio.core.health import checks as health
         from skill_studio.ui.health.health_view import HealthView
 
         w = self.window

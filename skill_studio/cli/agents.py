@@ -1,0 +1,271 @@
+"""Commands that get skills to agents: ``match``, ``gate``, ``load`` and ``prompt``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from skill_studio.core.agents.prompt import available_skills_block, skill_md_location
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError, _get, _open_store
+    from skill_studio.core.agents import matching
+    from skill_studio.core.format import skillmd
+    from skill_studio.core.format.fields import to_skill
+    from skill_studio.core.library.folders import find_skill_md
+
+    entries: list[tuple[str, str, str]] = []
+    store = None
+    try:
+        names: list[str] = []
+        for arg in args.names:
+            path = Path(arg)
+            if path.exists():
+                folder = path.parent if path.is_file() else path
+                md = find_skill_md(folder.resolve())
+                if md is None:
+                    raise CliError(f"{arg}: SKILL.md not found")
+                doc = skillmd.parse_document(md.read_bytes(), str(md))
+                skill = to_skill(doc, folder.name)
+                entries.append((skill.name, skill.description, str(md)))
+            else:
+                names.append(arg)
+        if names or not args.names:
+            store = _open_store(args)
+            wanted = names or None
+            if args.gated:
+                wanted = matching.gated(store, wanted)
+            elif wanted is None:
+                wanted = [e.name for e in matching.gate(store) if e.lifecycle in ("verified", "released", "degraded")]
+            left_out = []
+            for name in wanted:
+                s = _get(store, name)
+                location = skill_md_location(s)
+                if location is None:
+                    if names and not args.gated:
+                        raise CliError(f'"{s.name}" has no SKILL.md on disk; export it first '
+                                       f"(skill-studio export {s.name} --to DIR) and name that folder", 1)
+                    left_out.append(s.name)
+                    continue
+                entries.append((s.name, s.description, location))
+            if left_out:
+                print(f"skill-studio: left out, no SKILL.md on disk (export or install them): {', '.join(left_out)}",
+                      file=sys.stderr)
+    finally:
+        if store is not None:
+            store.close()
+    sys.stdout.write(available_skills_block(entries))
+    sys.stdout.write("\n")
+    return 0
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError, _emit_json, _open_store
+    from skill_studio.core.agents import matching
+
+    if args.limit < 1:
+        raise CliError("--limit must be at least 1")
+    store = _open_store(args)
+    try:
+        result = matching.match(store, args.query, args.limit, args.strategy)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    finally:
+        store.close()
+    if args.json:
+        _emit_json({"query": result.query, "strategy": result.strategy, "note": result.note,
+                    "matches": [_match_json(m) for m in result.matches],
+                    "excluded": [_match_json(m) for m in result.excluded]})
+        return 0
+    if result.note:
+        print(f"({result.note})")
+    if not result.matches:
+        print(f"no skill an agent may see matches {result.query!r}")
+    for rank, m in enumerate(result.matches, 1):
+        print(f"{rank:>3}. {m.name}" + (f"  [{m.warning}]" if m.warning else ""))
+        if args.explain:
+            print(f"     {_breakdown(m)}")
+    if args.explain and result.excluded:
+        print("kept out by the gate:")
+        for m in result.excluded:
+            print(f"   - {m.name}: {m.excluded}  ({_breakdown(m)})")
+    return 0
+
+
+def _breakdown(m) -> str:
+    what = "similarity" if m.strategy == "vectors" else "text relevance"
+    trigger = ", trigger pattern matched" if m.trigger else ""
+    return (f"{what} {m.similarity:.3f} × utility {m.utility:.3f} × freshness {m.freshness:.3f} = {m.score:.3f} "
+            f"(found by {m.strategy}{trigger})")
+
+
+def _match_json(m) -> dict:
+    return {"name": m.name, "description": m.description, "strategy": m.strategy, "similarity": m.similarity,
+            "utility": m.utility, "freshness": m.freshness, "score": m.score, "trigger": m.trigger,
+            "warning": m.warning, "excluded": m.excluded}
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from skill_studio.cli import _emit_json, _open_store
+    from skill_studio.core.agents import matching
+
+    store = _open_store(args)
+    try:
+        entries = matching.gate(store, args.names or None)
+    finally:
+        store.close()
+    if args.json:
+        _emit_json([{"name": e.name, "passed": e.passed, "reason": e.reason, "warning": e.warning}
+                    for e in entries])
+        return 0
+    passed = [e for e in entries if e.passed]
+    print(f"{len(passed)} of {len(entries)} skill(s) pass the gate")
+    for e in entries:
+        mark = "pass" if e.passed else "out "
+        why = e.reason or e.warning or ""
+        print(f"  {mark}  {e.name}" + (f": {why}" if why else ""))
+    return 0
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError, _get, _open_store
+
+    store = _open_store(args)
+    try:
+        s = _get(store, args.name)
+        from skill_studio.core.agents.gate import skill_gate
+
+        reason = skill_gate(s)
+        if reason and not args.force:
+            raise CliError(f'"{s.name}" is kept from agents by the gate ({reason}); --force loads it anyway', 1)
+        store.mark_loaded(s.name)
+    finally:
+        store.close()
+    sys.stdout.write(s.skill_md if s.skill_md.endswith("\n") else s.skill_md + "\n")
+    return 0
+
+
+def _report(report, args) -> int:
+    from skill_studio.cli import _emit_json
+
+    if getattr(args, "json", False):
+        _emit_json({"installed": report.installed, "unchanged": report.unchanged, "removed": report.removed,
+                    "skipped": report.skipped, "warnings": report.warnings})
+        return 1 if report.skipped else 0
+    for w in report.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for label, names in (("installed", report.installed), ("already current", report.unchanged),
+                         ("removed", report.removed)):
+        if names:
+            print(f"{label}: {', '.join(names)}")
+    for name, why in report.skipped.items():
+        print(f"skipped {name}: {why}", file=sys.stderr)
+    return 1 if report.skipped else 0
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError, _open_store
+    from skill_studio.core.library import install
+
+    store = _open_store(args)
+    try:
+        report = install.install(store, args.to, args.names or None, link=args.link, prune=args.prune,
+                                 force=args.force)
+    except (install.InstallError, OSError) as e:
+        raise CliError(str(e), 1) from None
+    finally:
+        store.close()
+    return _report(report, args)
+
+
+def cmd_uninstall(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError
+    from skill_studio.core.library import install
+
+    try:
+        report = install.uninstall(args.folder, args.names, force=args.force)
+    except (install.InstallError, OSError) as e:
+        raise CliError(str(e), 1) from None
+    return _report(report, args)
+
+
+def cmd_installed(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError, _emit_json, _open_store
+    from skill_studio.core.library import install
+
+    store = _open_store(args)
+    try:
+        rows = install.status(store, args.folder)
+        if args.update:
+            rows = install.update(store, args.folder, force=args.force)
+    except (install.InstallError, OSError) as e:
+        raise CliError(str(e), 1) from None
+    finally:
+        store.close()
+    if args.json:
+        _emit_json([{"name": r.name, "mode": r.mode, "version": r.version, "current_version": r.current_version,
+                     "state": r.state, "detail": r.detail} for r in rows])
+        return 0
+    if not rows:
+        print(f"nothing installed by Skill Studio in {args.folder}")
+    for r in rows:
+        print(f"  {r.state:<18} {r.name} ({r.mode}, v{r.version})" + (f": {r.detail}" if r.detail else ""))
+    return 0
+
+
+def cmd_descriptor(args: argparse.Namespace) -> int:
+    from skill_studio.cli import _emit_json, _open_store
+    from skill_studio.core.library import install
+
+    store = _open_store(args)
+    try:
+        _emit_json(install.descriptor(store, args.root))
+    finally:
+        store.close()
+    return 0
+
+
+def register(add: Callable[..., argparse.ArgumentParser]) -> None:
+    from skill_studio.core.agents.matching import STRATEGIES
+
+    m = add("match", "the skills a query is about, ranked (SPEC §8), and those the gate keeps out", cmd_match)
+    m.add_argument("query")
+    m.add_argument("--limit", type=int, default=10, help="at most this many (default 10)")
+    m.add_argument("--strategy", choices=STRATEGIES, default="auto",
+                   help="vectors, keywords, or auto: vectors, keywords when nothing is similar enough")
+    m.add_argument("--explain", action="store_true", help="show each score's breakdown and the skills kept out")
+    g = add("gate", "which skills an agent may see, and why the others may not", cmd_gate)
+    g.add_argument("names", nargs="*", metavar="NAME")
+    ld = add("load", "print a skill's SKILL.md as an agent receives it, and record the use", cmd_load,
+             json_flag=False)
+    ld.add_argument("name")
+    ld.add_argument("--force", action="store_true", help="load a skill the gate keeps out")
+    pr = add("prompt", "print the <available_skills> block for skills (names or folders; the active ones when none)",
+             cmd_prompt, json_flag=False)
+    pr.add_argument("names", nargs="*", metavar="NAME|PATH")
+    pr.add_argument("--gated", action="store_true", help="only the skills that pass the gate")
+    ins = add("install", "install skills into an agent's skill folder (read-only copies; the gated set when "
+              "none named)", cmd_install)
+    ins.add_argument("names", nargs="*", metavar="NAME")
+    ins.add_argument("--to", required=True, metavar="DIR",
+                     help="e.g. .claude/skills, .agents/skills, WORKSPACE/.skills")
+    ins.add_argument("--link", action="store_true", help="link to each skill's own folder instead of copying "
+                                                          "(edits through the link change the library)")
+    ins.add_argument("--prune", action="store_true",
+                     help="remove skills installed there before that are not in the set")
+    ins.add_argument("--force", action="store_true", help="also replace or remove installed skills changed by hand")
+    un = add("uninstall", "remove skills the studio installed in a folder (nothing else there is touched)",
+             cmd_uninstall)
+    un.add_argument("folder", metavar="DIR")
+    un.add_argument("names", nargs="+", metavar="NAME")
+    un.add_argument("--force", action="store_true", help="also remove installed skills changed by hand")
+    st = add("installed", "what the studio installed in a folder: current, stale, modified or missing", cmd_installed)
+    st.add_argument("folder", metavar="DIR")
+    st.add_argument("--update", action="store_true", help="reinstall the stale and missing ones")
+    st.add_argument("--force", action="store_true", help="with --update: also those changed by hand")
+    de = add("descriptor", "a JSON descriptor for runtimes: the skills root, enabled and disabled skills",
+             cmd_descriptor, json_flag=False)
+    de.add_argument("--root", required=True, metavar="DIR", help="where the skills are installed")

@@ -1,0 +1,112 @@
+"""Commands for agent runtimes and script authors: ``serve`` (the local skills API) and ``run`` (a
+test run of one of a skill's scripts in a temporary copy)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Callable
+
+
+def _interrupt(*_args) -> None:
+    raise KeyboardInterrupt
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from skill_studio.api.server import ApiServer
+    from skill_studio.cli import CliError, _open_store
+
+    store = _open_store(args)
+    try:
+        server = ApiServer(store, args.port, quiet=args.quiet)
+    except OSError as e:
+        store.close()
+        raise CliError(f"cannot listen on 127.0.0.1:{args.port}: {e.strerror or e}", 1) from None
+    server.announce()
+    print(f"Skill Studio API on {server.url} (store {store.path})")
+    print(f"Write token: {server.token}")
+    print(f"Description: {server.url}/api/openapi.json   Stop with Ctrl+C.", flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        server.withdraw()
+        store.close()
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from skill_studio.cli import CliError, _get, _open_store
+    from skill_studio.core.runtime import script_run
+
+    with _open_store(args) as store:
+        skill = _get(store, args.name)
+    question = script_run.trust_question(skill)
+    if question and not args.yes:
+        if not sys.stdin.isatty():
+            raise CliError(f"{question}. Run it anyway with --yes", 1)
+        print(f"{question}.", file=sys.stderr)
+        if input("Run it anyway? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("not run", file=sys.stderr)
+            return 1
+    try:
+        plan = script_run.plan(skill, args.script, args.args, use_sandbox=not args.no_sandbox)
+    except script_run.RunError as e:
+        raise CliError(str(e), 1) from None
+    # Ended from outside (SIGTERM) as by Ctrl+C: the run's own cleanup stops the script and its copy goes.
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        where = "sandboxed (no network, only the copy writable)" if plan.sandboxed else \
+            f"NOT sandboxed: {plan.sandbox_note}"
+        print(f"running {plan.script} of {skill.name} in a temporary copy, {where}", file=sys.stderr, flush=True)
+
+        def show(stream: str, text: str) -> None:
+            out = sys.stdout if stream == "stdout" else sys.stderr
+            out.write(text)
+            out.flush()
+
+        result = script_run.run(plan, timeout=args.timeout, on_output=show)
+        print(f"\n{plan.script}: {result.summary}", file=sys.stderr)
+        for o in result.outputs:
+            print(f"  output {'(new) ' if o.new else '(changed) '}{o.path} ({o.size:,} bytes)", file=sys.stderr)
+        if args.outputs and result.outputs:
+            written = script_run.save_outputs(plan, args.outputs, result.outputs)
+            print(f"  {len(written)} output file(s) copied to {args.outputs}", file=sys.stderr)
+    finally:
+        plan.cleanup()
+    if result.timed_out:
+        return 124
+    return result.exit_code if result.exit_code is not None else 1
+
+
+def split_script_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``; for ``run``, what follows the first ``--`` goes to the script untouched."""
+    if "--" in argv:
+        cut = argv.index("--")
+        head, _extra = parser.parse_known_args(argv[:cut])
+        if getattr(head, "command", None) == "run":
+            args = parser.parse_args(argv[:cut])
+            args.args = argv[cut + 1:]
+            return args
+    return parser.parse_args(argv)
+
+
+def register(add: Callable[..., argparse.ArgumentParser]) -> None:
+    s = add("serve", "serve the local skills API on 127.0.0.1 (reads open, writes with the token it prints)",
+            cmd_serve, json_flag=False)
+    s.add_argument("--port", type=int, default=8765, help="the port (0: any free one); default 8765")
+    s.add_argument("--quiet", action="store_true", help="no line per request")
+    r = add("run", "try one of a skill's scripts in a temporary copy of its folder (sandboxed where bubblewrap "
+                   "is installed)", cmd_run, json_flag=False)
+    r.epilog = "The script's own arguments follow --: skill-studio run NAME SCRIPT -- ARG..."
+    r.add_argument("name")
+    r.add_argument("script", nargs="?", help="run.sh, main.py or scripts/...; the first of them when left out")
+    r.set_defaults(args=[])   # what follows "--" (see split_script_args)
+    r.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="stop it after this long (60)")
+    r.add_argument("--yes", action="store_true", help="run a skill below trust tier 3 without asking")
+    r.add_argument("--outputs", metavar="DIR", help="copy the files the script wrote into DIR")
+    r.add_argument("--no-sandbox", action="store_true", help="run without bubblewrap even where it is installed")

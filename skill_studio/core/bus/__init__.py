@@ -1,0 +1,1 @@
+"""The skill bus: bindings, their rules, dispatch, the event log and bindings as YAML."""

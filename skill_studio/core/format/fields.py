@@ -1,0 +1,202 @@
+"""The studio's fields in a SKILL.md: tags, dependencies, triggers, parent and steps, wherever a tool put them."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from skill_studio.core.format.skillmd import SkillDocument
+
+if TYPE_CHECKING:
+    from skill_studio.core.model import Skill
+
+STANDARD_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+
+# Where each studio field may sit: top-level spellings, then the metadata key.
+_STUDIO_FIELDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "tags": (("tags",), "tags"),
+    "depends_on": (("depends_on", "depends-on", "dependsOn"), "depends-on"),
+    "conflicts_with": (("conflicts_with", "conflicts-with", "conflictsWith"), "conflicts-with"),
+    "trigger_pattern": (("trigger_pattern", "triggerPattern", "trigger-pattern"), "trigger-pattern"),
+    "parent_skill_id": (("parent", "parent_skill_id", "parent-skill"), "parent"),
+}
+LIST_FIELDS = frozenset({"tags", "depends_on", "conflicts_with"})
+
+
+def metadata_key(field_name: str) -> str:
+    """The key under ``metadata`` where the studio writes a field the file did not have."""
+    return _STUDIO_FIELDS[field_name][1]
+
+
+def field_location(data: dict[str, Any], field_name: str) -> tuple[str | None, str] | None:
+    """Where a studio field sits in the frontmatter: (None, key) top level, ("metadata", key), or None."""
+    top, meta_key = _STUDIO_FIELDS[field_name]
+    for key in top:
+        if key in data:
+            return None, key
+    meta = data.get("metadata")
+    if isinstance(meta, dict) and meta_key in meta:
+        return "metadata", meta_key
+    return None
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [p for p in re.split(r"[\s,]+", value) if p]
+    if isinstance(value, (list, tuple)):
+        return [str(v).strip() for v in value if v is not None and str(v).strip()]
+    return [str(value)]
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def studio_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The store's fields read from a frontmatter mapping (either place a tool puts them)."""
+    out: dict[str, Any] = {}
+    for field_name in _STUDIO_FIELDS:
+        loc = field_location(data, field_name)
+        raw = None
+        if loc is not None:
+            raw = data[loc[1]] if loc[0] is None else data["metadata"][loc[1]]
+        if field_name in LIST_FIELDS:
+            out[field_name] = list(dict.fromkeys(_as_list(raw)))
+        else:
+            text = _as_text(raw)
+            out[field_name] = text.strip() if text and text.strip() else None
+    out["steps"] = _steps(data.get("steps"))
+    return out
+
+
+def _steps(raw: Any) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = []
+    if isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, dict):
+                action = item.get("action") or item.get("step") or item.get("description")
+            else:
+                action = item
+            if action is not None and str(action).strip():
+                steps.append({"n": len(steps) + 1, "action": str(action).strip()})
+    return steps
+
+
+_STEPS_HEADING = re.compile(r"^#{1,6}\s+(steps|procedure|workflow|instructions|how to use)\b.*$",
+                            re.IGNORECASE | re.MULTILINE)
+_NUMBERED = re.compile(r"^\s{0,3}(\d+)[.)]\s+(.+?)\s*$")
+
+
+def _lines_from(text: str, pos: int) -> Iterator[str]:
+    """The lines of ``text`` from ``pos`` on, produced one at a time."""
+    n = len(text)
+    while pos < n:
+        end = text.find("\n", pos)
+        end = n if end < 0 else end
+        yield text[pos:end].rstrip("\r")
+        pos = end + 1
+
+
+def steps_from_body(body: str) -> list[dict[str, Any]]:
+    """The numbered list under the first 'Steps'-like heading of the body, as steps."""
+    m = _STEPS_HEADING.search(body)
+    if not m:
+        return []
+    steps: list[dict[str, Any]] = []
+    in_fence = False
+    for line in _lines_from(body, m.end()):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if line.startswith("#"):
+            break
+        num = _NUMBERED.match(line)
+        if num:
+            steps.append({"n": len(steps) + 1, "action": num.group(2)})
+        elif steps and line.strip() and not line.startswith((" ", "\t")):
+            break
+    return steps
+
+
+def _jsonable(value: Any) -> Any:
+    """The value with every key a string and every leaf JSON can hold (dates as ISO text)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def to_skill(doc: SkillDocument, folder_name: str | None = None, **overrides: Any) -> Skill:
+    """The store's view of a parsed SKILL.md (review state left at the model's defaults).
+
+    The name is the frontmatter's (stripped), else the folder's.
+    """
+    from skill_studio.core.model import Skill
+
+    data = doc.data
+    name = data.get("name")
+    name = str(name).strip() if name is not None and str(name).strip() else (folder_name or "")
+    fields = studio_fields(data)
+    if not fields["steps"]:
+        fields["steps"] = steps_from_body(doc.body)
+    meta = data.get("metadata")
+    extra = {k: v for k, v in data.items() if k not in STANDARD_KEYS}
+    desc = data.get("description")
+    return Skill(
+        name=name,
+        description=(_as_text(desc) or "").strip(),
+        content=doc.body,
+        license=_as_text(data.get("license")),
+        compatibility=_as_text(data.get("compatibility")),
+        allowed_tools=_as_text(data.get("allowed-tools")),
+        metadata=_jsonable(meta) if isinstance(meta, dict) else {},
+        extra=_jsonable(extra),
+        folder_name=folder_name,
+        skill_md=doc.text,
+        **fields,
+        **overrides,
+    )
+
+
+def set_studio_field(doc: SkillDocument, field_name: str, value: Any) -> str:
+    """SKILL.md text with one studio field (tags, depends_on, conflicts_with, trigger_pattern,
+    parent_skill_id) set, everything else unchanged.
+
+    A field the file already has is rewritten where it is, in the same shape (a
+    top-level list stays a list); a new one goes under ``metadata`` as a
+    string, lists space-separated, so the file still passes the strict
+    profile. An empty value removes the field.
+    """
+    from skill_studio.core.format.frontmatter import set_field
+
+    if field_name in LIST_FIELDS:
+        items = _as_list(value)
+        value = items or None
+    else:
+        value = str(value).strip() if value is not None and str(value).strip() else None
+    loc = field_location(doc.data, field_name)
+    if loc is not None and loc[0] is None:  # top level, as Cortex-style files have it
+        key = loc[1]
+        if value is not None and field_name in LIST_FIELDS and not isinstance(doc.data[key], list):
+            value = " ".join(value)
+        return set_field(doc, key, value)
+    if isinstance(value, list):
+        value = " ".join(value)
+    return set_field(doc, metadata_key(field_name), value, under="metadata")

@@ -1,0 +1,213 @@
+"""Skill validation entry points: the strict, lenient and claude-upload profiles plus studio lints."""
+
+# Diagnostic codes. A code never changes meaning; new rules get new codes.
+#
+# strict (the reference validator's rules and messages; parse failures stand alone)
+#   S001 error    SKILL.md must start with YAML frontmatter (---)
+#   S002 error    SKILL.md frontmatter not properly closed with ---
+#   S003 error    Invalid YAML in frontmatter: ... (includes the strict YAML dialect)
+#   S004 error    SKILL.md frontmatter must be a YAML mapping
+#   S005 error    Missing required file: SKILL.md (every profile)
+#   S006 error    SKILL.md is not readable: invalid UTF-8 or over the size limit
+#   S007 error    Path does not exist / Not a directory (every profile)
+#   S008 error    SKILL.md is a folder, a fifo, a link out of the skill folder, or cannot be read
+#   S010 error    Unexpected fields in frontmatter
+#   S011 error    Missing required field in frontmatter: name
+#   S012 error    Missing required field in frontmatter: description
+#   S013 error    Field 'name' must be a non-empty string
+#   S014 error    Skill name exceeds 64 character limit
+#   S015 error    Skill name must be lowercase
+#   S016 error    Skill name cannot start or end with a hyphen
+#   S017 error    Skill name cannot contain consecutive hyphens
+#   S018 error    Skill name contains invalid characters
+#   S019 error    Directory name must match skill name
+#   S020 error    Field 'description' must be a non-empty string
+#   S021 error    Description exceeds 1024 character limit
+#   S022 error    Field 'compatibility' must be a string
+#   S023 error    Compatibility exceeds 500 character limit
+#
+# lenient (loading as agents do)
+#   L001 error    no frontmatter
+#   L002 error    frontmatter not closed
+#   L003 error    frontmatter is not YAML (hint offers the fix for an unquoted ': ')
+#   L004 error    frontmatter is not a mapping
+#   L005 error    not readable: invalid UTF-8 or over the size limit
+#   L006 error    description missing
+#   L007 error    description empty or not text
+#   L008 warning  byte-order mark or blank lines before the opening '---'
+#   L009 warning  duplicate key (the last value wins)
+#   L010 warning  name missing or empty: the folder name is used
+#   L011 warning  name is not text
+#   L012 warning  name over 64 characters
+#   L013 warning  name has characters the strict profile rejects
+#   L014 warning  name differs from the folder name
+#   L015 warning  description is a number/boolean/date, read as text
+#   L016 warning  description over 1024 characters
+#   L017 warning  compatibility not text or over 500 characters
+#   L018 warning  metadata is not a map of strings
+#   L019 info     name has surrounding spaces or characters that NFKC changes
+#   L020 info     top-level keys outside the standard set
+#
+# claude-upload (after the strict diagnostics)
+#   C001 error    name contains a reserved word (anthropic, claude)
+#   C002 error    name contains an XML tag
+#   C003 error    description contains an XML tag
+#
+# studio lints (any profile; never errors)
+#   W001 warning  body over 500 lines
+#   W002 warning  relative link or scripts/ path that names no file of the skill
+#   W003 info     description does not say when to use the skill
+#   W004 warning  name nearly duplicates another skill of the library
+#   W005 warning  depends_on names a skill not in the library
+#   W006 info     conflicts_with names a skill not in the library
+#   W007 warning  parent names a skill not in the library
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+from skill_studio.core.format.diagnostics import Diagnostic, Severity, err, errors, is_valid
+from skill_studio.core.format.lenient import check_lenient
+from skill_studio.core.format.lints import MAX_BODY_LINES, lint_body, lint_data
+from skill_studio.core.format.names import printable
+from skill_studio.core.format.skillmd import SkillDocument, SkillParseError
+from skill_studio.core.format.strict import (
+    MAX_COMPATIBILITY_LENGTH,
+    MAX_DESCRIPTION_LENGTH,
+    MAX_NAME_LENGTH,
+    MSG_INVALID_YAML,
+    MSG_MISSING_FILE,
+    MSG_NO_FRONTMATTER,
+    MSG_NOT_CLOSED,
+    MSG_NOT_MAPPING,
+    check_strict,
+)
+from skill_studio.core.library.folders import (
+    SKIP_IN_SKILL,
+    FolderError,
+    find_skill_md,
+    has_skill_md,
+    missing_path_reason,
+    read_skill_md,
+)
+
+__all__ = [
+    "MAX_BODY_LINES", "MAX_COMPATIBILITY_LENGTH", "MAX_DESCRIPTION_LENGTH", "MAX_NAME_LENGTH", "MSG_INVALID_YAML",
+    "MSG_MISSING_FILE", "MSG_NOT_CLOSED", "MSG_NOT_MAPPING", "MSG_NO_FRONTMATTER", "PROFILES", "Diagnostic",
+    "Severity", "errors", "find_skill_md", "is_valid", "validate_dir", "validate_text",
+]
+
+PROFILES = ("strict", "lenient", "claude-upload")
+
+
+# --- claude-upload -------------------------------------------------------------------
+
+_XML_TAG = re.compile(r"</?[A-Za-z_][\w.:-]*(?:\s[^<>]*)?/?>")
+_RESERVED = ("anthropic", "claude")
+
+
+def _claude_upload(data: dict[str, Any], lines: dict[str, int]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    name = data.get("name")
+    if isinstance(name, str) and name.strip():
+        norm = unicodedata.normalize("NFKC", name.strip())
+        for word in _RESERVED:
+            if word in norm.casefold():
+                out.append(err("C001", f"Skill name '{norm}' must not contain the reserved word "
+                                       f"'{word}'", lines.get("name")))
+        if _XML_TAG.search(norm):
+            out.append(err("C002", f"Skill name '{norm}' must not contain XML tags", lines.get("name")))
+    description = data.get("description")
+    if isinstance(description, str):
+        m = _XML_TAG.search(description)
+        if m:
+            out.append(err("C003", f"Description must not contain XML tags (found '{m.group(0)}')",
+                           lines.get("description"),
+                           "write the text without angle brackets, or describe the tag in words"))
+    return out
+
+
+# --- entry points --------------------------------------------------------------------------
+
+
+def validate_text(data: bytes | str, folder_name: str | None, profile: str = "strict", *,
+                  files: Collection[str] | None = None, library_names: Collection[str] | None = None,
+                  path: str | None = None, lints: bool = True,
+                  document: SkillDocument | None = None) -> list[Diagnostic]:
+    """Validate SKILL.md content (bytes as stored, or text) under a profile.
+
+    Returns the diagnostics in order: the profile's own (strict ones in the
+    reference validator's order), then, when ``lints`` is true, the studio lints
+    (warnings and information only). ``folder_name`` is the skill folder's name
+    (None skips the folder checks); ``files`` the skill's file paths relative to
+    its folder (enables the link lint); ``library_names`` the names of the
+    library's skills (enables the duplicate-name and studio-field lints);
+    ``document`` the same content already parsed by ``parse_document`` (lenient
+    then does not parse it again).
+    """
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
+    if profile == "lenient":
+        diags, parsed = check_lenient(data, folder_name, path, document)
+    else:
+        diags, parsed = check_strict(data, folder_name)
+        if profile == "claude-upload" and parsed is not None and parsed.data is not None:
+            diags.extend(_claude_upload(parsed.data, parsed.key_lines))
+    if lints and parsed is not None:
+        if parsed.body is not None:
+            diags.extend(lint_body(parsed.body, parsed.body_line, files))
+        if parsed.data is not None:
+            diags.extend(lint_data(parsed, folder_name, library_names))
+    return diags
+
+
+_MAX_LISTED_FILES = 20_000
+
+
+def _skill_files(skill_dir: Path) -> list[str]:
+    """The paths of the files of a skill folder (links not followed), at most _MAX_LISTED_FILES."""
+    out: list[str] = []
+    for root, dirs, names in os.walk(skill_dir):
+        dirs[:] = [d for d in dirs if d not in SKIP_IN_SKILL]
+        rel = Path(root).relative_to(skill_dir)
+        for n in names:
+            out.append((rel / n).as_posix())
+        if len(out) >= _MAX_LISTED_FILES:
+            break
+    return out
+
+
+def validate_dir(skill_dir: str | os.PathLike[str], profile: str = "strict", *,
+                 library_names: Collection[str] | None = None, lints: bool = True) -> list[Diagnostic]:
+    """Validate a skill folder under a profile; returns the diagnostics as ``validate_text`` does.
+
+    A missing folder, a path that is not a folder, a folder without SKILL.md
+    (or skill.md), or a SKILL.md that cannot be read (over the size limit, a
+    folder, a fifo, a link out of the folder, no permission) gives a single error
+    in every profile, naming the file.
+    """
+    directory = Path(skill_dir)
+    if not directory.exists():
+        if directory.is_symlink():
+            return [err("S007", f"{printable(str(directory))}: {missing_path_reason(directory)}")]
+        return [err("S007", f"Path does not exist: {directory}")]
+    if not directory.is_dir():
+        return [err("S007", f"Not a directory: {directory}")]
+    if not has_skill_md(directory):
+        return [err("S005", MSG_MISSING_FILE)]
+    folder_name = directory.name or directory.resolve().name
+    if folder_name in ("..", "."):
+        folder_name = directory.resolve().name
+    try:
+        skill_md, data = read_skill_md(directory)
+    except SkillParseError as e:  # over the size limit: refused before it is read
+        return [err("S006", f"SKILL.md is not readable: {e}", e.line)]
+    except FolderError as e:
+        return [err("S008", str(e))]
+    return validate_text(data, folder_name, profile, files=_skill_files(directory),
+                         library_names=library_names, path=str(skill_md), lints=lints)

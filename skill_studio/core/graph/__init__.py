@@ -1,0 +1,1 @@
+"""The dependency graph: relations, problems, load order and layouts."""

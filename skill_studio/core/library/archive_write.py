@@ -1,0 +1,103 @@
+"""Writing a skill as a .skill/.zip archive: deterministic, atomic, without build clutter."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import zipfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from skill_studio.core.library.archive import (
+    _EXPORT_EXCLUDED_DIRS,
+    FIXED_DATE_TIME,
+    SKILL_MD_NAMES,
+    ArchiveError,
+    _collision_key,
+    safe_relative_path,
+)
+from skill_studio.core.library.atomic import fsync_dir, remove_stale
+from skill_studio.core.model import SkillFile
+
+
+def _excluded_from_export(path: str) -> bool:
+    parts = path.split("/")
+    if parts[0] == "evals" and len(parts) > 1:
+        return True
+    if any(part in _EXPORT_EXCLUDED_DIRS for part in parts[:-1]):
+        return True
+    name = parts[-1]
+    return name == ".DS_Store" or name.endswith(".pyc")
+
+
+def write_skill_archive(dest: str | os.PathLike[str], folder_name: str, files: Iterable[SkillFile]) -> Path:
+    """Write ``files`` as a skill package at ``dest`` and return its path.
+
+    The zip holds one top-level ``<folder_name>/`` folder; members are
+    deflated, sorted and stamped 1980-01-01 with their mode bits (setuid,
+    setgid and sticky dropped), so the same skill always gives the same
+    bytes.  ``__pycache__/``, ``node_modules/``, ``*.pyc``, ``.DS_Store`` and
+    a root ``evals/`` folder are left out.  The file is written to a
+    temporary file beside ``dest``, synced and renamed into place; on
+    failure nothing is left behind and an existing ``dest`` is untouched.
+
+    Raises ArchiveError (a ValueError) for an unsafe folder name or file
+    path, duplicate paths, a path that is both a file and a folder, or no
+    SKILL.md at the top of the skill; OSError when the file cannot be
+    written.
+    """
+    dest = Path(dest)
+    try:
+        folder = safe_relative_path(folder_name)
+    except ValueError as exc:
+        raise ArchiveError(dest, f"folder name {folder_name!r} {exc}") from None
+    if "/" in folder:
+        raise ArchiveError(dest, f"folder name {folder_name!r} must be a single folder, not a path")
+
+    members: dict[str, SkillFile] = {}
+    keys: dict[str, str] = {}
+    for item in files:
+        try:
+            rel = safe_relative_path(item.path)
+        except ValueError as exc:
+            raise ArchiveError(dest, str(exc), item.path) from None
+        if _excluded_from_export(rel):
+            continue
+        key = _collision_key(rel)
+        if key in keys:
+            raise ArchiveError(dest, f"appears more than once (as {keys[key]!r})", item.path)
+        keys[key] = rel
+        members[rel] = item
+    folders: set[str] = set()
+    for rel in members:
+        parts = rel.split("/")
+        folders.update(_collision_key("/".join(parts[:i])) for i in range(1, len(parts)))
+    for rel in members:
+        if _collision_key(rel) in folders:
+            raise ArchiveError(dest, "is both a file and a folder", rel)
+    if not any(rel in SKILL_MD_NAMES for rel in members):
+        raise ArchiveError(dest, "SKILL.md not found among the files to write")
+
+    remove_stale(dest)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "w+b") as fh:
+            with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+                for rel in sorted(members):
+                    item = members[rel]
+                    info = zipfile.ZipInfo(f"{folder}/{rel}", date_time=FIXED_DATE_TIME)
+                    info.create_system = 3
+                    info.compress_type = zipfile.ZIP_DEFLATED
+                    info.external_attr = (stat.S_IFREG | (item.mode & 0o777)) << 16
+                    zf.writestr(info, bytes(item.data))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, dest)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(dest.parent)
+    return dest

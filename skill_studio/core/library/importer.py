@@ -1,0 +1,401 @@
+"""Importing skills into the store: folders, trees and archives, with a report per skill."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from skill_studio.core.format import skillmd
+from skill_studio.core.format.frontmatter import set_field
+from skill_studio.core.format.names import LookAlikes, mixed_scripts, printable, skill_name_problem
+from skill_studio.core.format.skillmd import SkillParseError
+from skill_studio.core.library.folders import (
+    ARCHIVE_SUFFIXES,
+    FolderError,
+    discover,
+    has_skill_md,
+    missing_path_reason,
+    read_folder,
+    skill_from_document,
+)
+from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
+from skill_studio.core.store import NotFound, Store, StoreError, content_hash
+
+BATCH_SKILLS = 250
+BATCH_BYTES = 32 * 1024 * 1024
+
+
+@dataclass
+class ImportEntry:
+    """What happened to one skill of an import."""
+
+    source: str
+    status: str  # imported, updated, unchanged, merged, skipped
+    name: str | None = None
+    reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+    strict_errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportReport:
+    entries: list[ImportEntry] = field(default_factory=list)
+    undo: Any = None   # a lifecycle.Change undoing the merges of extracted skills, when there were any
+
+    def count(self, status: str) -> int:
+        return sum(1 for e in self.entries if e.status == status)
+
+    @property
+    def summary(self) -> str:
+        merged = self.count("merged")
+        return ", ".join(f"{self.count(s)} {s}" for s in ("imported", "updated", "unchanged", "skipped")) \
+            + (f", {merged} merged into existing skills" if merged else "")
+
+
+@dataclass
+class _Read:
+    """One skill as read from disk or an archive, or why it could not be read."""
+
+    source: str
+    folder_name: str = ""
+    data: bytes = b""
+    files: list[SkillFile] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _sources(path: Path) -> Iterator[_Read]:
+    """Every skill under a path: a folder, a tree, a SKILL.md, or a .skill/.zip archive.
+
+    A folder that cannot be read is reported and the walk goes on.
+    """
+    shown = printable(str(path))
+    try:
+        if not path.exists():
+            yield _Read(str(path), error=f"{shown}: {missing_path_reason(path)}")
+            return
+        if path.name in ("SKILL.md", "skill.md") and not path.is_dir():
+            path = path.parent
+        elif not path.is_dir():
+            if path.is_file() and path.suffix.lower() in ARCHIVE_SUFFIXES:
+                yield _archive(path)
+            elif path.is_file():
+                yield _Read(str(path), error=f"{shown}: not a skill folder, a SKILL.md or a "
+                                             f"{'/'.join(ARCHIVE_SUFFIXES)} archive")
+            else:
+                yield _Read(str(path), error=f"{shown}: not a file or a folder (a fifo, socket or device)")
+            return
+        problems: list[str] = []
+        folders = [path] if has_skill_md(path) else discover(path, problems=problems)
+    except OSError as e:
+        yield _Read(str(path), error=f"{shown}: cannot be read ({e.strerror or e})")
+        return
+    for problem in problems:
+        yield _Read(problem.split(": ", 1)[0], error=problem)
+    if not folders and not problems:
+        yield _Read(str(path), error=f"{shown}: no skill found (no folder under it holds a SKILL.md)")
+    for folder in folders:
+        source = str(folder / "SKILL.md")
+        if _undecodable(str(folder)):
+            yield _Read(source, folder.name, error=f"{printable(str(folder))}: the path is not valid UTF-8; "
+                                                   "rename the folder")
+            continue
+        try:
+            md, data, files, notes = read_folder(folder, refuse_outside_links=True)
+        except (FolderError, SkillParseError) as e:
+            yield _Read(source, folder.name, error=str(e))
+            continue
+        except OSError as e:
+            yield _Read(source, folder.name, error=f"{printable(source)}: cannot be read ({e.strerror or e})")
+            continue
+        yield _Read(str(md), folder.name, data, files, notes)
+
+
+def _archive(path: Path) -> _Read:
+    """The skill of a .skill/.zip archive, or why it cannot be read (naming the archive's path)."""
+    from skill_studio.core.library.archive import ArchiveError, read_skill_archive
+
+    shown = printable(str(path))
+    try:
+        archived = read_skill_archive(path)
+    except ArchiveError as e:
+        where = f"{shown}: member {e.member!r} " if e.member is not None else f"{shown}: "
+        return _Read(str(path), error=where + e.reason)
+    except OSError as e:
+        return _Read(str(path), error=f"{shown}: cannot be read ({e.strerror or e})")
+    md = next(f for f in archived.files if f.path in ("SKILL.md", "skill.md"))
+    rest = [f for f in archived.files if f is not md]
+    return _Read(f"{path}!{archived.folder_name}/{md.path}", archived.folder_name, md.data, rest,
+                 list(archived.ignored))
+
+
+def _undecodable(text: str) -> bool:
+    """True when a path holds bytes that are not UTF-8 (decoded as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+class _Writer:
+    """Writes to the store on a thread of its own, so reading and parsing the next
+    skills overlaps with SQLite's work (which runs without the GIL)."""
+
+    def __init__(self, store: Store, author: str | None):
+        self.store, self.author = store, author
+        self.jobs: queue.Queue = queue.Queue(maxsize=4)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="skill-import-writer", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            if self.error is None:
+                try:
+                    job()
+                except BaseException as e:  # noqa: BLE001 - handed back to the importing thread
+                    self.error = e
+
+    def add(self, batch: list[tuple[ImportEntry, Skill]]) -> None:
+        def job() -> None:
+            try:
+                self.store.add_many([s for _, s in batch], author=self.author, note="imported")
+            except StoreError:
+                # Someone else added one of these names meanwhile: one by one, reporting each.
+                for entry, skill in batch:
+                    try:
+                        self.store.add(skill, author=self.author, note="imported")
+                    except StoreError as e:
+                        entry.status, entry.reason = "skipped", str(e)
+        self._submit(job)
+
+    def update(self, entry: ImportEntry, skill: Skill, version: int) -> None:
+        def job() -> None:
+            try:
+                self.store.update(skill.name, skill, version, author=self.author, note="re-imported",
+                                  allow_builtin=skill.origin == Origin.BUILTIN)
+            except StoreError as e:
+                entry.status, entry.reason = "skipped", str(e)
+        self._submit(job)
+
+    def _submit(self, job: Callable[[], None]) -> None:
+        self._raise()
+        self.jobs.put(job)
+
+    def close(self) -> None:
+        self.jobs.put(None)
+        self.thread.join()
+        self._raise()
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+
+def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin = Origin.HUMAN,
+                 author: str | None = None, check_strict: bool = True,
+                 progress: Callable[[int, str], bool] | None = None,
+                 merge_similar: bool | None = None) -> ImportReport:
+    """Import skill folders, trees of them, SKILL.md files and .skill/.zip archives (lenient).
+
+    Each skill is reported as imported, updated (a new version), unchanged or
+    skipped with the reason (file and line where one applies). A name met
+    twice in one import: the first path (in sorted order) keeps it, the next
+    ones become ``name-2``, ``name-3``... An import never replaces a builtin
+    skill (unless ``origin`` is builtin), and an ``llm`` import never replaces
+    a skill that was reviewed. ``progress(done, source)`` may return False to
+    stop early. New skills are written in batches, each one transaction.
+
+    Skills extracted by an agent (``llm``) that nearly repeat a library skill (similarity at
+    least the ``import.merge_similarity`` setting, 0.78) are merged into it instead of added
+    (``merge_similar`` defaults to True for llm imports); they are reported as "merged" and
+    ``report.undo`` undoes it.
+    """
+    report = _import(store, paths, origin=Origin(origin), author=author, check_strict=check_strict,
+                     progress=progress)
+    if merge_similar if merge_similar is not None else Origin(origin) == Origin.LLM:
+        from skill_studio.core.library.extracted import absorb
+
+        added = [e.name for e in report.entries if e.status == "imported" and e.name]
+        if added:
+            absorbed, report.undo = absorb(store, added, author=author)
+            by_name = {e.name: e for e in report.entries if e.status == "imported"}
+            for a in absorbed:
+                entry = by_name[a.name]
+                entry.status = "merged"
+                entry.reason = f'merged into "{a.target}" (similarity {a.similarity:.2f})'
+    return report
+
+
+def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin, author: str | None,
+            check_strict: bool, progress: Callable[[int, str], bool] | None) -> ImportReport:
+    origin = Origin(origin)
+    report = ImportReport()
+    seen: dict[str, str] = {}
+    known = store.import_state()
+    look_alikes = LookAlikes(known)
+    pending: list[tuple[ImportEntry, Skill]] = []
+    pending_bytes = 0
+    writer = _Writer(store, author)
+    done = 0
+
+    def flush() -> None:
+        nonlocal pending_bytes
+        if pending:
+            writer.add(list(pending))
+            pending.clear()
+            pending_bytes = 0
+
+    try:
+        for raw in paths:
+            for read in _sources(Path(raw)):
+                entry = ImportEntry(read.source, "skipped", warnings=list(read.notes))
+                report.entries.append(entry)
+                parsed = _parse(read, origin, check_strict, entry)
+                if parsed is None:
+                    continue
+                skill, name_line = parsed
+                try:
+                    skill = _dedupe_name(store, skill, seen, entry)
+                except ValueError as e:  # a frontmatter whose name cannot be rewritten in place
+                    entry.reason = (f'{printable(entry.source)}: the name "{skill.name}" is already taken in '
+                                    f"this import by {printable(seen[skill.name])}, and cannot be changed "
+                                    f"here ({e}); rename the skill")
+                    continue
+                if skill.name not in known and not _distinct(skill.name, name_line, look_alikes, entry):
+                    continue
+                entry.name = skill.name
+                seen[skill.name] = entry.source
+                look_alikes.add(skill.name)
+                if skill.name in known:
+                    version, old_hash, old_origin, old_state = known[skill.name]
+                    refusal = _replace_refusal(old_origin, old_state, origin)
+                    if content_hash(skill.skill_md, skill.files) == old_hash:
+                        entry.status = "unchanged"
+                    elif refusal:
+                        entry.reason = f'{entry.source}: "{skill.name}" {refusal}'
+                    else:
+                        entry.status = "updated"
+                        writer.update(entry, skill, version)
+                else:
+                    entry.status = "imported"
+                    pending.append((entry, skill))
+                    pending_bytes += len(skill.skill_md) + sum(len(f.data) for f in skill.files)
+                    if len(pending) >= BATCH_SKILLS or pending_bytes >= BATCH_BYTES:
+                        flush()
+                done += 1
+                if progress is not None and progress(done, entry.source) is False:
+                    return report
+        return report
+    finally:
+        try:
+            flush()
+        finally:
+            writer.close()
+
+
+def _parse(read: _Read, origin: Origin, check_strict: bool, entry: ImportEntry) -> tuple[Skill, int] | None:
+    """The skill read and the SKILL.md line of its name, or None (the entry says why)."""
+    if read.error is not None:
+        entry.reason = read.error
+        return None
+    try:
+        doc = skillmd.parse_document(read.data, read.source)
+        skill = skill_from_document(doc, read.folder_name, read.files, origin=origin, source=read.source)
+    except SkillParseError as e:
+        entry.reason = str(e)
+        return None
+    except (ValueError, TypeError) as e:  # frontmatter the studio cannot represent
+        entry.reason = f"{read.source}: cannot read this skill: {e}"
+        return None
+    problem = skill_name_problem(skill.name)
+    if problem:
+        entry.reason = (f"{printable(read.source)}:{_name_line(doc)}: the skill name "
+                        f"'{printable(skill.name)}' {problem}; rename the skill")
+        return None
+    if check_strict:
+        entry.strict_errors, warnings = _diagnose(read.data, read.folder_name, read.files, doc)
+        entry.warnings.extend(warnings)
+    return skill, _name_line(doc)
+
+
+def _name_line(doc: skillmd.SkillDocument) -> int:
+    """The SKILL.md line of the frontmatter's name (the frontmatter's first line when it has none)."""
+    if isinstance(doc.node, yaml.MappingNode):
+        for key, _ in doc.node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == "name":
+                return doc.frontmatter_line + key.start_mark.line
+    return doc.frontmatter_line
+
+
+def _distinct(name: str, line: int, look_alikes: LookAlikes, entry: ImportEntry) -> bool:
+    """False (the entry says why) when ``name`` reads like another skill's name: a near-collision."""
+    other = look_alikes.near_collision(name)
+    if other is not None:
+        entry.reason = (f"{printable(entry.source)}:{line}: near-collision: the name '{name}' looks like "
+                        f"the name of the skill '{other}' ({LookAlikes.difference(name, other)}); rename "
+                        "the skill so that the two can be told apart")
+        return False
+    scripts = mixed_scripts(name)
+    if scripts:
+        entry.warnings.append(f"the name '{name}' mixes {' and '.join(s.title() for s in scripts)} letters, "
+                              "which can look alike")
+    return True
+
+
+def _replace_refusal(old_origin: str, old_state: str, origin: Origin) -> str | None:
+    """Why an import may not replace the stored skill of that name, or None."""
+    if old_origin == Origin.BUILTIN.value and origin != Origin.BUILTIN:
+        return "is a builtin skill and is not replaced by an import; copy it into a new skill"
+    if origin == Origin.LLM and not (old_origin == Origin.LLM.value and old_state == Lifecycle.CANDIDATE.value):
+        return ("already exists and has been reviewed; an extracted (llm) version does not replace it "
+                "(import it under another name to review it)")
+    return None
+
+
+def _dedupe_name(store: Store, skill: Skill, seen: dict[str, str], entry: ImportEntry) -> Skill:
+    """Rename a skill whose name an earlier path of this import took, to the first free ``name-N``
+    (free: not taken in this import, and not stored unless it came from this same source)."""
+    if skill.name not in seen:
+        return skill
+    n = 2
+    while True:
+        new_name = f"{skill.name}-{n}"
+        if new_name not in seen and _free_for(store, new_name, entry.source):
+            break
+        n += 1
+    doc = skillmd.parse_document(skill.skill_md, entry.source)
+    text = set_field(doc, "name", new_name)
+    entry.warnings.append(f'name "{skill.name}" is already taken in this import by '
+                          f'{seen[skill.name]}; imported as "{new_name}"')
+    skill.name, skill.folder_name, skill.skill_md = new_name, new_name, text
+    skill.content = skillmd.split(text, entry.source).body
+    return skill
+
+
+def _free_for(store: Store, name: str, source: str) -> bool:
+    try:
+        return store.get(name, with_files=False).source_path == source
+    except NotFound:
+        return True
+
+
+def _diagnose(data: bytes, folder_name: str, files: list[SkillFile],
+              doc: skillmd.SkillDocument) -> tuple[list[str], list[str]]:
+    """What strict would say (errors) and the lenient warnings, for the import report."""
+    from skill_studio.core.format import validate
+
+    paths = [f.path for f in files]
+    strict = validate.validate_text(data, folder_name, "strict", files=paths, lints=False)
+    lenient = validate.validate_text(data, folder_name, "lenient", files=paths, lints=False, document=doc)
+    return ([d.message for d in strict if d.severity == "error"],
+            [d.message for d in lenient if d.severity == "warning"])

@@ -1,0 +1,1 @@
+"""A skill's Markdown rendered to safe, self-contained HTML."""

@@ -1,0 +1,1 @@
+"""What reviewers do: lifecycle moves, trust and pins, the review queue and merges."""

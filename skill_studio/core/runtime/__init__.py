@@ -1,0 +1,1 @@
+"""Test runs of a skill's scripts, in a sandbox."""
