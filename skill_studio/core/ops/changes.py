@@ -9,7 +9,7 @@ refreshes only what it shows of it. A change noticed from another process has an
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,9 @@ class ChangeSet:
     @classmethod
     def of(cls, *, added: Iterable[str] = (), changed: Iterable[str] = (), removed: Iterable[str] = (),
            renamed: Iterable[tuple[str, str]] = (), label: str = "", **flags: bool) -> ChangeSet:
-        return cls(added=frozenset(added), changed=frozenset(changed), removed=frozenset(removed),
-                   renamed=tuple(renamed), label=label, **flags)
+        plain = cls(added=frozenset(added), changed=frozenset(changed), removed=frozenset(removed),
+                    renamed=tuple(renamed), label=label)
+        return replace(plain, **flags) if flags else plain
 
     @classmethod
     def outside(cls, label: str = "changed outside") -> ChangeSet:
@@ -46,8 +47,7 @@ class ChangeSet:
         added = {n for n in names if before.get(n) is None and after.get(n) is not None}
         removed = {n for n in names if before.get(n) is not None and after.get(n) is None}
         changed = {n for n in names if before.get(n) is not None and after.get(n) is not None}
-        return cls(added=frozenset(added), changed=frozenset(changed), removed=frozenset(removed), label=label,
-                   **flags)
+        return cls.of(added=added, changed=changed, removed=removed, label=label, **flags)
 
     @property
     def skills(self) -> frozenset[str]:
