@@ -9,7 +9,7 @@ refreshes only what it shows of it. A change noticed from another process has an
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,11 @@ class ChangeSet:
 
     @classmethod
     def of(cls, *, added: Iterable[str] = (), changed: Iterable[str] = (), removed: Iterable[str] = (),
-           renamed: Iterable[tuple[str, str]] = (), label: str = "", **flags: bool) -> ChangeSet:
-        plain = cls(added=frozenset(added), changed=frozenset(changed), removed=frozenset(removed),
-                    renamed=tuple(renamed), label=label)
-        return replace(plain, **flags) if flags else plain
+           renamed: Iterable[tuple[str, str]] = (), label: str = "", bindings: bool = False,
+           settings: bool = False, links: bool = False, installs: bool = False) -> ChangeSet:
+        return cls(added=frozenset(added), changed=frozenset(changed), removed=frozenset(removed),
+                   renamed=tuple(renamed), label=label, bindings=bindings, settings=settings, links=links,
+                   installs=installs)
 
     @classmethod
     def outside(cls, label: str = "changed outside") -> ChangeSet:
@@ -41,13 +42,13 @@ class ChangeSet:
 
     @classmethod
     def from_states(cls, before: Mapping[str, object | None], after: Mapping[str, object | None], *,
-                    label: str = "", **flags: bool) -> ChangeSet:
+                    label: str = "", bindings: bool = False) -> ChangeSet:
         """From each affected skill before and after an operation (None: absent then or now)."""
         names = set(before) | set(after)
         added = {n for n in names if before.get(n) is None and after.get(n) is not None}
         removed = {n for n in names if before.get(n) is not None and after.get(n) is None}
         changed = {n for n in names if before.get(n) is not None and after.get(n) is not None}
-        return cls.of(added=added, changed=changed, removed=removed, label=label, **flags)
+        return cls.of(added=added, changed=changed, removed=removed, label=label, bindings=bindings)
 
     @property
     def skills(self) -> frozenset[str]:
