@@ -231,7 +231,7 @@ def test_read_only_copies_can_be_updated_and_removed_by_a_normal_user(tmp_path):
     script = textwrap.dedent(f"""
         import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); sys.path.insert(0, {str(ROOT)!r})
         from pathlib import Path
-        from skill_studio.core import install
+        from skill_studio.core.library import install
         from skill_studio.core.store import Store
         from test_store import make
         work = Path({str(tmp_path / "work")!r})

@@ -296,7 +296,7 @@ def test_an_export_killed_midway_leaves_old_or_new_files(tmp_path, kind):
 
 _STEP_KILLER = """
 import os, shutil, signal, sys
-from skill_studio.core import atomic
+from skill_studio.core.library import atomic
 from skill_studio.core.library.folders import export_folder
 from skill_studio.core.store import Store
 store = Store(sys.argv[1])
