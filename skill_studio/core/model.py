@@ -1,4 +1,9 @@
-"""Domain types shared by every layer: skills, their files, lifecycle, origin and trust."""
+"""Domain types shared by every layer: skills, their files, lifecycle, origin and trust.
+
+Each enum's vocabulary (what people read, the colour role the theme paints it with, whether agents see
+it, where it sorts) is one table beside it, keyed by every member; a test checks that every table covers
+every member, so a new state is one line in each table below and nowhere else.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +22,11 @@ class Lifecycle(str, enum.Enum):
 
     @property
     def label(self) -> str:
-        return self.value.capitalize()
+        return LIFECYCLE_TERMS[self].label
+
+    @property
+    def terms(self) -> StateTerms:
+        return LIFECYCLE_TERMS[self]
 
 
 class Origin(str, enum.Enum):
@@ -41,15 +50,72 @@ class TrustTier(enum.IntEnum):
         return "★" * int(self) + "☆" * (4 - int(self))
 
 
-#: Lifecycle and trust a skill gets when it enters the store (SPEC §1).
-ENTRY_DEFAULTS: dict[Origin, tuple[Lifecycle, TrustTier]] = {
-    Origin.HUMAN: (Lifecycle.RELEASED, TrustTier.TRUSTED),
-    Origin.LLM: (Lifecycle.CANDIDATE, TrustTier.UNTRUSTED),
-    Origin.BUILTIN: (Lifecycle.RELEASED, TrustTier.VETTED),
+@dataclass(frozen=True)
+class StateTerms:
+    """What the studio says and does about one lifecycle state (SPEC §2, §8)."""
+
+    label: str
+    #: Place in lists, filters and sorts (released first).
+    rank: int
+    #: An agent may see the skill (a degraded one with a warning).
+    exposed: bool
+    #: The review queue works through it.
+    in_review: bool
+    #: Out of use (deprecated, archived): a dependency on it is a problem, the graph greys it.
+    shelved: bool
+    #: Neighbour and near-duplicate searches consider it (an archived skill is out of the library).
+    searchable: bool
+    #: The theme's colour role for its badge: success, info, attention, warning, danger or muted.
+    colour_role: str
+    #: One line for tooltips and help.
+    meaning: str
+
+
+L = Lifecycle
+LIFECYCLE_TERMS: dict[Lifecycle, StateTerms] = {
+    L.RELEASED: StateTerms("Released", 0, True, False, False, True, "success",
+                           "in use and recommended to agents"),
+    L.VERIFIED: StateTerms("Verified", 1, True, False, False, True, "info",
+                           "reviewed and visible to agents"),
+    L.CANDIDATE: StateTerms("Candidate", 2, False, True, False, True, "attention",
+                            "waiting for review; agents do not see it"),
+    L.DEGRADED: StateTerms("Degraded", 3, True, True, False, True, "warning",
+                           "failing lately; agents see it with a warning"),
+    L.DEPRECATED: StateTerms("Deprecated", 4, False, False, True, True, "danger",
+                             "replaced or not to be used; hidden from agents"),
+    L.ARCHIVED: StateTerms("Archived", 5, False, False, True, False, "muted",
+                           "kept for history only, out of every search"),
 }
+del L
+
+#: Lifecycle states in their display order.
+LIFECYCLE_ORDER: tuple[Lifecycle, ...] = tuple(sorted(Lifecycle, key=lambda s: LIFECYCLE_TERMS[s].rank))
 
 #: Lifecycle states whose skills an agent may see (degraded with a warning).
-EXPOSED_STATES = frozenset({Lifecycle.VERIFIED, Lifecycle.RELEASED, Lifecycle.DEGRADED})
+EXPOSED_STATES = frozenset(s for s, t in LIFECYCLE_TERMS.items() if t.exposed)
+#: Lifecycle states the review queue holds.
+REVIEW_STATES: tuple[Lifecycle, ...] = tuple(s for s in LIFECYCLE_ORDER if LIFECYCLE_TERMS[s].in_review)
+#: Lifecycle states out of use.
+SHELVED_STATES = frozenset(s for s, t in LIFECYCLE_TERMS.items() if t.shelved)
+#: Lifecycle states that neighbour and duplicate searches leave out.
+UNSEARCHED_STATES = frozenset(s for s, t in LIFECYCLE_TERMS.items() if not t.searchable)
+
+
+@dataclass(frozen=True)
+class OriginTerms:
+    #: The lifecycle and trust a skill of this origin gets when it enters the store (SPEC §1).
+    entry: tuple[Lifecycle, TrustTier]
+    meaning: str
+
+
+ORIGIN_TERMS: dict[Origin, OriginTerms] = {
+    Origin.HUMAN: OriginTerms((Lifecycle.RELEASED, TrustTier.TRUSTED), "written by a person"),
+    Origin.LLM: OriginTerms((Lifecycle.CANDIDATE, TrustTier.UNTRUSTED), "extracted by an agent"),
+    Origin.BUILTIN: OriginTerms((Lifecycle.RELEASED, TrustTier.VETTED), "shipped with the studio"),
+}
+
+#: Lifecycle and trust a skill gets when it enters the store (SPEC §1).
+ENTRY_DEFAULTS: dict[Origin, tuple[Lifecycle, TrustTier]] = {o: t.entry for o, t in ORIGIN_TERMS.items()}
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""Colour tokens for the light and dark themes, lifecycle colours, and the application stylesheet."""
+"""Every colour the studio paints with: the tokens of the light and dark themes, the fills of the colour
+roles the domain's vocabularies name (a lifecycle state, a health band, an install state says which role
+it has; the theme says what the role looks like), and the application stylesheet."""
 
 from __future__ import annotations
 
@@ -8,17 +10,22 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from skill_studio.core.model import Lifecycle
+from skill_studio.core.model import LIFECYCLE_TERMS, Lifecycle
 
-#: Badge colours by lifecycle state (readable with white text in both themes).
-LIFECYCLE_COLORS: dict[Lifecycle, str] = {
-    Lifecycle.RELEASED: "#2e7d32",   # green
-    Lifecycle.VERIFIED: "#1565c0",   # blue
-    Lifecycle.CANDIDATE: "#b27700",  # amber
-    Lifecycle.DEGRADED: "#d84315",   # orange
-    Lifecycle.DEPRECATED: "#c62828",  # red
-    Lifecycle.ARCHIVED: "#616161",   # grey
+#: Fills for badges, bars and marks by colour role: white text reads on each, in both themes.
+ROLE_FILLS: dict[str, str] = {
+    "success": "#2e7d32",    # green
+    "info": "#1565c0",       # blue
+    "attention": "#b27700",  # amber
+    "warning": "#d84315",    # orange
+    "danger": "#c62828",     # red
+    "muted": "#616161",      # grey
 }
+#: Text drawn on a role's fill.
+ON_FILL = "#ffffff"
+
+#: Badge colours by lifecycle state, from the state's colour role.
+LIFECYCLE_COLORS: dict[Lifecycle, str] = {s: ROLE_FILLS[t.colour_role] for s, t in LIFECYCLE_TERMS.items()}
 
 
 @dataclass(frozen=True)
@@ -40,16 +47,30 @@ class Tokens:
     bar_freshness: str
     error: str          # what is wrong: failed checks, refused input
     warning: str        # what may be wrong
+    success: str        # what passed
+    info: str           # a neutral finding
+    error_back: str     # behind a refused field or a skipped row
+    notice_back: str    # a banner that asks for attention
+    notice_text: str
+    find_match: str     # behind a found word
 
 
 LIGHT = Tokens(False, window="#f4f5f7", surface="#ffffff", surface_alt="#eef1f6", border="#d5d9e0",
                text="#1d2330", text_muted="#5b6475", accent="#3056d3", selection="#dbe5ff",
                star="#e0a100", bar_back="#e3e6ec", bar_utility="#3f8f5a", bar_freshness="#3a7bd5",
-               error="#c62828", warning="#8a5a00")
+               error="#c62828", warning="#8a5a00", success="#2e7d32", info="#1565c0", error_back="#fdecea",
+               notice_back="#fff4ce", notice_text="#5c4400", find_match="#ffe58a")
 DARK = Tokens(True, window="#1e2127", surface="#272b33", surface_alt="#2f3440", border="#3b414d",
               text="#e6e9ef", text_muted="#a3abba", accent="#7aa2ff", selection="#34426a",
               star="#f2c14e", bar_back="#3a3f4b", bar_utility="#5fbf7f", bar_freshness="#6aa5f0",
-              error="#ff8a80", warning="#f2c14e")
+              error="#ff8a80", warning="#f2c14e", success="#7bd88f", info="#6aa5f0", error_back="#4a2626",
+              notice_back="#4a3f1c", notice_text="#f5e2a8", find_match="#5c4d1a")
+
+
+def role_text(t: Tokens, role: str) -> str:
+    """The colour of text in a colour ``role`` on the theme's background."""
+    return {"success": t.success, "info": t.info, "attention": t.warning, "warning": t.warning,
+            "danger": t.error, "muted": t.text_muted}[role]
 
 
 def system_prefers_dark() -> bool:

@@ -412,8 +412,8 @@ def test_an_alias_bomb_is_refused_before_anything_is_built(seeded_store, tmp_pat
     def never(*args, **kwargs):
         raise AssertionError("the frontmatter was composed or constructed")
 
-    monkeypatch.setattr(skillmd._Loader, "get_single_node", never)
-    monkeypatch.setattr(skillmd._Loader, "construct_document", never)
+    monkeypatch.setattr(skillmd.SkillLoader, "get_single_node", never)
+    monkeypatch.setattr(skillmd.SkillLoader, "construct_document", never)
     built = md_case(laughs(12, 10), None)(tmp_path)
     [entry] = import_paths(seeded_store, [built.target]).entries
     assert entry.status == "skipped" and "alias bomb" in entry.reason

@@ -13,7 +13,7 @@ from skill_studio.core.review.lifecycle import Change, move, set_trust
 from skill_studio.core.store import StoreError
 from skill_studio.ui import theme
 from skill_studio.ui.review.audit_view import ALL_ACTIONS, COLUMNS, AuditLogView
-from skill_studio.ui.review.merge_dialog import CHOOSE, MergeDialog, added_colour
+from skill_studio.ui.review.merge_dialog import CHOOSE, MergeDialog
 
 TARGET, SOURCE = "security-review", "code-review-checklist"
 
@@ -59,7 +59,7 @@ def test_preview_of_a_real_pair(dialog, seeded_store):
     assert depends.strip() == "shell-script-hardening, \u2212 code-review-checklist"  # needs itself no more
     assert "Files added: references/review-comments.md" in text
     html = d.summary.toHtml().lower()
-    assert added_colour(theme.LIGHT) in html
+    assert theme.LIGHT.success in html
     assert d.diff_view.mode() == "unified"
     assert d.diff_view.labels() == (f"{TARGET}/SKILL.md (now)", f"{TARGET}/SKILL.md (merged)")
     assert f"+## Merged from {SOURCE}" in d.diff_view.unified_text()

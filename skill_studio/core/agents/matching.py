@@ -35,7 +35,7 @@ import regex
 from skill_studio.core.agents.gate import gate_reason, gate_warning
 from skill_studio.core.health import scores
 from skill_studio.core.health.embedding import STOP_WORDS, Embedder, HashedTfidfEmbedder
-from skill_studio.core.model import Lifecycle
+from skill_studio.core.model import UNSEARCHED_STATES, Lifecycle
 from skill_studio.core.store import Store
 
 STRATEGIES = ("auto", "vectors", "keywords")
@@ -106,7 +106,7 @@ class _Library:
         self.utility = np.array([r[7] for r in rows], dtype=np.float64)
         self.reason = [gate_reason(r[3], r[4], r[5], r[6]) for r in rows]
         self.warning = [gate_warning(r[3]) for r in rows]
-        self.archived = np.array([r[3] == Lifecycle.ARCHIVED.value for r in rows], dtype=bool)
+        self.archived = np.array([Lifecycle(r[3]) in UNSEARCHED_STATES for r in rows], dtype=bool)
         refs = []
         for r in rows:
             t = scores.parse_time(r[8]) or scores.parse_time(r[9])

@@ -11,8 +11,8 @@ import yaml
 
 from skill_studio.core.format.skillmd import (
     SkillDocument,
+    SkillLoader,
     SkillParseError,
-    _Loader,
     compose_yaml,
     parse_document,
     quote_scalar_double,
@@ -23,7 +23,7 @@ _PLAIN_OK = re.compile(r"[A-Za-z0-9_./()][A-Za-z0-9 _./,()'+*&%$@!?=~-]*")
 
 def _reads_as(candidate: str, value: Any) -> bool:
     try:
-        return yaml.load(f"k: {candidate}\n", Loader=_Loader) == {"k": value}
+        return yaml.load(f"k: {candidate}\n", Loader=SkillLoader) == {"k": value}
     except yaml.YAMLError:
         return False
 
@@ -78,7 +78,7 @@ def _format_key(key: Any) -> str:
     if not isinstance(key, str):
         text = json.dumps(key) if key is None or isinstance(key, (bool, int, float)) else None
         try:
-            if text is not None and yaml.load(f"{text}: v\n", Loader=_Loader) == {key: "v"}:
+            if text is not None and yaml.load(f"{text}: v\n", Loader=SkillLoader) == {key: "v"}:
                 return text
         except yaml.YAMLError:
             pass
@@ -122,7 +122,7 @@ def _field_spans(text: str, mapping: yaml.MappingNode) -> dict[str, tuple[_Span,
     offsets = _line_offsets(text)
     spans: dict[str, tuple[_Span, yaml.Node, yaml.Node]] = {}
     pairs = mapping.value
-    loader = _Loader("")
+    loader = SkillLoader("")
     for i, (knode, vnode) in enumerate(pairs):
         start = offsets[knode.start_mark.line]
         end_mark = vnode.end_mark
@@ -138,7 +138,7 @@ def _field_spans(text: str, mapping: yaml.MappingNode) -> dict[str, tuple[_Span,
     return spans
 
 
-def _key_text(loader: _Loader, node: yaml.Node) -> str:
+def _key_text(loader: SkillLoader, node: yaml.Node) -> str:
     """A key as the parsed frontmatter has it: the loaded key as text (``false:`` is 'False')."""
     if isinstance(node, yaml.ScalarNode):
         try:

@@ -21,7 +21,7 @@ MAX_SKILL_MD_BYTES = 5 * 1024 * 1024
 MAX_NUMBER_CHARS = 1000
 
 
-class _Loader(_BaseLoader):
+class SkillLoader(_BaseLoader):
     """The safe loader, reporting values it cannot hold (a date that is not one, a number too long to
     print, an explicit tag on text it does not fit) where they are written."""
 
@@ -210,7 +210,7 @@ def _read(text: str, path: str | None, first_line: int, what: str) -> Any:
         loader.dispose()
 
 
-def _guarded_loader(text: str, path: str | None, first_line: int) -> _Loader:
+def _guarded_loader(text: str, path: str | None, first_line: int) -> SkillLoader:
     """A loader over ``text``, once the text is known to be within the bounds."""
     check_encodable(text, path, first_line)
     try:
@@ -218,7 +218,7 @@ def _guarded_loader(text: str, path: str | None, first_line: int) -> _Loader:
     except YamlBoundError as e:
         raise SkillParseError(e.message, path, first_line + e.line, e.column + 1) from None
     try:
-        return _Loader(text)
+        return SkillLoader(text)
     except yaml.YAMLError as e:  # the pure-Python reader checks the characters up front
         raise _yaml_error(e, text, path, first_line) from None
 

@@ -18,13 +18,13 @@ from typing import Any
 
 import networkx as nx
 
-from skill_studio.core.model import EXPOSED_STATES, Lifecycle, Origin
+from skill_studio.core.model import EXPOSED_STATES, LIFECYCLE_TERMS, SHELVED_STATES, Lifecycle, Origin
 
 EDGE_DEPENDS, EDGE_CONFLICTS, EDGE_PARENT = "depends", "conflicts", "parent"
 EDGE_KINDS = (EDGE_DEPENDS, EDGE_CONFLICTS, EDGE_PARENT)
 #: At most this many dependency cycles are listed, so a tangled library stays quick to check.
 MAX_CYCLES = 1000
-_INACTIVE = (Lifecycle.DEPRECATED, Lifecycle.ARCHIVED)
+_INACTIVE = SHELVED_STATES
 _PROBLEM_ORDER = {"cycle": 0, "self-dependency": 1, "missing": 2, "inactive-dependency": 3, "conflict": 4}
 
 
@@ -308,8 +308,8 @@ def _dot_id(text: str) -> str:
 
 _DOT_EDGE = {EDGE_DEPENDS: "", EDGE_CONFLICTS: ' [color="red", style="dashed"]',
              EDGE_PARENT: ' [style="dotted"]'}
-_DOT_FILL = {Lifecycle.CANDIDATE: "#fff4d6", Lifecycle.DEGRADED: "#ffe2cc",
-             Lifecycle.DEPRECATED: "#e6e6e6", Lifecycle.ARCHIVED: "#d0d0d0"}
+#: Node fill in DOT by the state's colour role (the states agents rely on stay plain white).
+_DOT_FILL = {"attention": "#fff4d6", "warning": "#ffe2cc", "danger": "#e6e6e6", "muted": "#d0d0d0"}
 
 
 def to_dot(g: SkillGraph) -> str:
@@ -317,10 +317,11 @@ def to_dot(g: SkillGraph) -> str:
     conflicts red and dashed, parents dotted, ghosts dashed and grey."""
     lines = ["digraph skills {", '  rankdir="BT";', '  node [shape="box", style="rounded"];']
     for n in g.nodes():
+        fill = _DOT_FILL.get(LIFECYCLE_TERMS[n.lifecycle].colour_role) if n.lifecycle is not None else None
         if n.missing:
             attrs = ' [style="dashed", color="grey", fontcolor="grey"]'
-        elif n.lifecycle in _DOT_FILL:
-            attrs = f' [style="rounded,filled", fillcolor="{_DOT_FILL[n.lifecycle]}"]'
+        elif fill:
+            attrs = f' [style="rounded,filled", fillcolor="{fill}"]'
         else:
             attrs = ""
         lines.append(f"  {_dot_id(n.name)}{attrs};")

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from skill_studio.core.health import scores
-from skill_studio.core.model import Lifecycle, Origin, TrustTier
+from skill_studio.core.model import SHELVED_STATES, Lifecycle, Origin, TrustTier
 from skill_studio.core.review.lifecycle import MOVES, Change, move
 from skill_studio.core.store import Store, StoreError
 
@@ -29,6 +29,8 @@ DEFAULTS: dict[str, float | bool] = {
 }
 #: Bands for the summary: the lowest health of each.
 BANDS = (("healthy", 0.7), ("fair", 0.5), ("poor", 0.3), ("critical", 0.0))
+#: Each band's colour role (the theme paints the role).
+BAND_ROLES = {"healthy": "success", "fair": "attention", "poor": "warning", "critical": "danger"}
 
 Progress = Callable[[str, int, int], None]   # (stage, done, total)
 
@@ -139,19 +141,19 @@ def plan(store: Store, skills: list[SkillHealth], pairs: Iterable = ()) -> list[
     history = store.recent_health(int(cfg["health.sustained_runs"]) - 1)
     actions: list[PlannedAction] = []
     for s in skills:
-        if s.lifecycle in (Lifecycle.ARCHIVED, Lifecycle.DEPRECATED):
+        if s.lifecycle in SHELVED_STATES:
             continue
         found = None
         if s.freshness < cfg["health.stale_freshness"] and s.uses < cfg["health.stale_max_uses"]:
             found = ("deprecate", "stale", f"freshness {s.freshness:.2f} < {cfg['health.stale_freshness']} "
                                            f"with {s.uses} use(s) (< {int(cfg['health.stale_max_uses'])})")
         elif s.health < cfg["health.low"] and s.uses >= cfg["health.low_min_uses"]:
-            act = "degrade" if s.lifecycle in (Lifecycle.VERIFIED, Lifecycle.RELEASED) else "deprecate"
+            act = "degrade" if s.lifecycle in MOVES["degrade"] else "deprecate"
             found = (act, "low-health", f"health {s.health:.2f} < {cfg['health.low']} after {s.uses} uses")
         else:
             past = history.get(s.name, [])
             needed = int(cfg["health.sustained_runs"]) - 1
-            if s.lifecycle in (Lifecycle.VERIFIED, Lifecycle.RELEASED) and len(past) >= needed \
+            if s.lifecycle in MOVES["degrade"] and len(past) >= needed \
                     and s.health < cfg["health.sustained"] and all(h < cfg["health.sustained"] for h in past[:needed]):
                 found = ("degrade", "sustained-drop", f"health below {cfg['health.sustained']} in each of the last "
                                                       f"{needed + 1} runs ({s.health:.2f} now)")

@@ -16,8 +16,7 @@ from pathlib import Path
 
 from skill_studio.core.format.names import file_name_problem
 from skill_studio.core.format.skill_paths import DRIVE_RE as _DRIVE_RE
-from skill_studio.core.format.skill_paths import collision_key as _collision_key
-from skill_studio.core.format.skill_paths import safe_relative_path
+from skill_studio.core.format.skill_paths import collision_key, safe_relative_path
 from skill_studio.core.format.skillmd import MAX_SKILL_MD_BYTES
 from skill_studio.core.model import SkillFile
 
@@ -59,7 +58,7 @@ _MAGIC_LEN = max(len(magic) for magic, _ in ARCHIVE_MAGICS)
 _UNIX_SYSTEMS = (3, 19)  # Unix, OS X (Darwin)
 _ENCRYPTED_FLAGS = 0x01 | 0x40  # traditional and strong encryption
 _SUPPORTED_COMPRESSION = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
-_EXPORT_EXCLUDED_DIRS = frozenset({"__pycache__", "node_modules"})
+EXPORT_EXCLUDED_DIRS = frozenset({"__pycache__", "node_modules"})
 
 _Fail = Callable[..., "ArchiveError"]
 
@@ -209,7 +208,7 @@ def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> Archived
         if reason:
             ignored.append(f"{raw} ({reason})")
             continue
-        key = _collision_key(norm)
+        key = collision_key(norm)
         if key in seen:
             if seen[key] == norm:
                 raise fail("appears more than once in the archive", raw)
@@ -220,9 +219,9 @@ def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> Archived
     folders: set[str] = set()
     for entry in entries:
         parts = entry.path.split("/")
-        folders.update(_collision_key("/".join(parts[:i])) for i in range(1, len(parts)))
+        folders.update(collision_key("/".join(parts[:i])) for i in range(1, len(parts)))
     for entry in entries:
-        if _collision_key(entry.path) in folders:
+        if collision_key(entry.path) in folders:
             raise fail("is both a file and a folder", entry.info.orig_filename)
 
     root, folder_name = _find_skill_root(entries, archive, fail)

@@ -9,14 +9,8 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from skill_studio.core.library.archive import (
-    _EXPORT_EXCLUDED_DIRS,
-    FIXED_DATE_TIME,
-    SKILL_MD_NAMES,
-    ArchiveError,
-    _collision_key,
-    safe_relative_path,
-)
+from skill_studio.core.format.skill_paths import collision_key, safe_relative_path
+from skill_studio.core.library.archive import EXPORT_EXCLUDED_DIRS, FIXED_DATE_TIME, SKILL_MD_NAMES, ArchiveError
 from skill_studio.core.library.atomic import fsync_dir, remove_stale
 from skill_studio.core.model import SkillFile
 
@@ -25,7 +19,7 @@ def _excluded_from_export(path: str) -> bool:
     parts = path.split("/")
     if parts[0] == "evals" and len(parts) > 1:
         return True
-    if any(part in _EXPORT_EXCLUDED_DIRS for part in parts[:-1]):
+    if any(part in EXPORT_EXCLUDED_DIRS for part in parts[:-1]):
         return True
     name = parts[-1]
     return name == ".DS_Store" or name.endswith(".pyc")
@@ -64,7 +58,7 @@ def write_skill_archive(dest: str | os.PathLike[str], folder_name: str, files: I
             raise ArchiveError(dest, str(exc), item.path) from None
         if _excluded_from_export(rel):
             continue
-        key = _collision_key(rel)
+        key = collision_key(rel)
         if key in keys:
             raise ArchiveError(dest, f"appears more than once (as {keys[key]!r})", item.path)
         keys[key] = rel
@@ -72,9 +66,9 @@ def write_skill_archive(dest: str | os.PathLike[str], folder_name: str, files: I
     folders: set[str] = set()
     for rel in members:
         parts = rel.split("/")
-        folders.update(_collision_key("/".join(parts[:i])) for i in range(1, len(parts)))
+        folders.update(collision_key("/".join(parts[:i])) for i in range(1, len(parts)))
     for rel in members:
-        if _collision_key(rel) in folders:
+        if collision_key(rel) in folders:
             raise ArchiveError(dest, "is both a file and a folder", rel)
     if not any(rel in SKILL_MD_NAMES for rel in members):
         raise ArchiveError(dest, "SKILL.md not found among the files to write")

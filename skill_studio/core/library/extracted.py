@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skill_studio.core.model import Lifecycle
+from skill_studio.core.model import UNSEARCHED_STATES
 from skill_studio.core.review.lifecycle import Change
 from skill_studio.core.review.merge import merge
 from skill_studio.core.store import Store, StoreError
@@ -39,8 +39,8 @@ def absorb(store: Store, names: list[str], *, threshold: float | None = None,
             continue
         candidates = [(other, sim) for other, sim in index.similar_to(name, k=len(new) + 5)
                       if other not in new and sim >= threshold]
-        target = next((other for other, _sim in candidates
-                       if other in store and store.get(other, with_files=False).lifecycle != Lifecycle.ARCHIVED), None)
+        target = next((other for other, _sim in candidates if other in store
+                       and store.get(other, with_files=False).lifecycle not in UNSEARCHED_STATES), None)
         if target is None:
             continue
         similarity = next(sim for other, sim in candidates if other == target)

@@ -49,7 +49,7 @@ class Installed:
     mode: str                  # COPY or LINK
     version: int               # the version installed
     current_version: int | None   # the store's now (None: no longer in the store)
-    state: str                 # "current", "stale", "modified", "replaced", "missing", "removed from store"
+    state: str                 # one of INSTALL_STATES
     detail: str = ""
 
 
@@ -263,6 +263,10 @@ def uninstall(folder: str | os.PathLike, names: Iterable[str], *, force: bool = 
     return report
 
 
+#: What an installed skill's folder can be, each with its colour role: as installed and the store's
+#: version; an older version; edited or replaced by hand; gone; or its skill gone from the store.
+INSTALL_STATES: dict[str, str] = {"current": "success", "stale": "attention", "modified": "attention",
+                                  "replaced": "attention", "missing": "danger", "removed from store": "danger"}
 CHANGED_BY_HAND = ("modified", "replaced")
 
 

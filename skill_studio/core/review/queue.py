@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from skill_studio.core.model import Lifecycle, Skill
+from skill_studio.core.model import REVIEW_STATES, Lifecycle, Skill
 from skill_studio.core.store import Filters, Store
 
-QUEUE_STATES = (Lifecycle.CANDIDATE, Lifecycle.DEGRADED)
+QUEUE_STATES = REVIEW_STATES
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
 _STOP = frozenset("""the and for with that this from when what your you use used using into onto

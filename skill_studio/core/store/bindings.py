@@ -14,7 +14,7 @@ from skill_studio.core.health import scores
 from skill_studio.core.store.connection import inserted_id
 from skill_studio.core.store.errors import NotFound, StoreError
 from skill_studio.core.store.event_log import EventLog, unpack_fires
-from skill_studio.core.store.rows import _json
+from skill_studio.core.store.rows import to_json
 
 _COLUMNS = "id, skill, event_type, action, params, conditions, priority, cooldown, enabled"
 _ORDER = " ORDER BY priority DESC, id"
@@ -34,7 +34,7 @@ def _stamp(seconds: int) -> str:
 
 
 def _values(b: Binding) -> tuple:
-    return (b.skill, b.event_type, b.action, _json(b.params), _json([[c.field, c.value] for c in b.conditions]),
+    return (b.skill, b.event_type, b.action, to_json(b.params), to_json([[c.field, c.value] for c in b.conditions]),
             int(b.priority), float(b.cooldown), int(bool(b.enabled)))
 
 
@@ -142,7 +142,7 @@ class Bindings(EventLog):
         """{(event type, binding id): unix seconds} of those event types."""
         out: dict[tuple[str, int], int] = {}
         for event_type, data in self._rows_of("SELECT event_type, fires FROM binding_fires WHERE event_type IN "
-                                              "(SELECT value FROM json_each(?))", (_json(sorted(event_types)),)):
+                                              "(SELECT value FROM json_each(?))", (to_json(sorted(event_types)),)):
             out.update(((event_type, i), t) for i, t in unpack_fires(data).items())
         return out
 
@@ -180,7 +180,7 @@ class Bindings(EventLog):
         """{name: (lifecycle, trust_tier, origin, success_rate)} of the named skills in the store."""
         return {r[0]: (r[1], r[2], r[3], r[4]) for r in self._rows_of(
             "SELECT name, lifecycle, trust_tier, origin, success_rate FROM skill_cards "
-            "WHERE name IN (SELECT value FROM json_each(?))", (_json(sorted(set(names))),))}
+            "WHERE name IN (SELECT value FROM json_each(?))", (to_json(sorted(set(names))),))}
 
     def skill_location(self, name: str) -> tuple[int, int, str] | None:
         """(version, characters of content, location) of a skill, or None: the location is its

@@ -23,8 +23,8 @@ import numpy as np
 from skill_studio.core.health import scores
 from skill_studio.core.store.connection import Connection, inserted_id
 from skill_studio.core.store.errors import NotFound
-from skill_studio.core.store.history import _like_escape
-from skill_studio.core.store.rows import _json
+from skill_studio.core.store.history import like_escape
+from skill_studio.core.store.rows import to_json
 
 RETENTION = 1000     # events kept when the "bus.retention" setting is not set
 #: The keys of each logged outcome.
@@ -219,7 +219,7 @@ class EventLog(Connection):
             event_id = inserted_id(self._conn.execute(
                 "INSERT INTO bus_events (at, event_type, payload, fired, considered, ok, legend, codes, ns, "
                 "outcomes, depth, parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (at, event_type, _json(payload), fired, considered, int(bool(ok)), log.legend.id, codes, spent,
+                (at, event_type, to_json(payload), fired, considered, int(bool(ok)), log.legend.id, codes, spent,
                  text, depth, parent)))
             if fires is None:
                 fires = self._fired(event_type, fired_ids, at)
@@ -262,7 +262,7 @@ class EventLog(Connection):
             where.append("e.event_type = ?")
             params.append(event_type)
         if text:
-            pattern = f"%{_like_escape(text)}%"
+            pattern = f"%{like_escape(text)}%"
             where.append("(e.event_type LIKE ? ESCAPE '\\' OR e.payload LIKE ? ESCAPE '\\' "
                          "OR e.outcomes LIKE ? ESCAPE '\\' OR l.legend LIKE ? ESCAPE '\\')")
             params += [pattern] * 4

@@ -10,7 +10,7 @@ from skill_studio.core.health import scores
 from skill_studio.core.model import Skill, SkillFile
 from skill_studio.core.store.connection import Connection, inserted_id
 from skill_studio.core.store.errors import NotFound
-from skill_studio.core.store.rows import AuditEntry, VersionInfo, _json
+from skill_studio.core.store.rows import AuditEntry, VersionInfo, to_json
 
 
 class History(Connection):
@@ -67,14 +67,14 @@ class History(Connection):
             params.append(skill)
         if action:
             where.append("(action = ? OR action LIKE ? ESCAPE '\\')")
-            params += [action, _like_escape(action) + ":%"]
+            params += [action, like_escape(action) + ":%"]
         for value, upper in ((since, False), (until, True)):
             if value:
                 op, bound = _bound(value, upper=upper)
                 where.append(f"at {op} ?")
                 params.append(bound)
         if text:
-            pattern = f"%{_like_escape(text)}%"
+            pattern = f"%{like_escape(text)}%"
             where.append("(skill LIKE ? ESCAPE '\\' OR actor LIKE ? ESCAPE '\\' OR reason LIKE ? ESCAPE '\\')")
             params += [pattern] * 3
         sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "")
@@ -104,7 +104,7 @@ class History(Connection):
     def set_setting(self, key: str, value: Any) -> None:
         with self.transaction():
             self._conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) "
-                               "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, _json(value)))
+                               "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, to_json(value)))
 
     # --- health runs --------------------------------------------------------
 
@@ -115,7 +115,7 @@ class History(Connection):
         with self.transaction():
             cur = self._conn.execute(
                 "INSERT INTO health_runs (at, actor, settings, summary) VALUES (?, ?, ?, ?)",
-                (at or scores.format_time(scores.utcnow()), actor or self.actor, _json(settings), _json(summary)))
+                (at or scores.format_time(scores.utcnow()), actor or self.actor, to_json(settings), to_json(summary)))
             run = inserted_id(cur)
             self._conn.executemany(
                 "INSERT INTO health_scores (run, skill, utility, redundancy, freshness, failure_risk, health) "
@@ -181,7 +181,7 @@ class History(Connection):
             "WHERE name = ?) WHERE skill = ? AND version = ?", (name, name, version))
 
 
-def _like_escape(text: str) -> str:
+def like_escape(text: str) -> str:
     """``text`` with LIKE's wildcards taken literally (used with ESCAPE '\\')."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 

@@ -9,10 +9,18 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
+from skill_studio.core.model import EXPOSED_STATES, Lifecycle, Origin, Skill, SkillFile
 from skill_studio.core.store.connection import Connection
 from skill_studio.core.store.errors import NotFound, StoreError
-from skill_studio.core.store.rows import _ROW_COLUMNS, CARD_COLUMNS, SORT_COLUMNS, Filters, fts_query, skill_from_row
+from skill_studio.core.store.rows import (
+    CARD_COLUMNS,
+    ROW_COLUMNS,
+    SORT_COLUMNS,
+    Filters,
+    fts_query,
+    searched,
+    skill_from_row,
+)
 
 _C = TypeVar("_C", bound=Connection)
 _P = ParamSpec("_P")
@@ -44,7 +52,7 @@ class Queries(Connection):
 
     def get(self, name: str, *, with_files: bool = True) -> Skill:
         """The whole skill, its SKILL.md text and (by default) its files. Raises NotFound."""
-        rows = self._query(f"SELECT {', '.join(_ROW_COLUMNS)} FROM procedural_memory WHERE name = ?",
+        rows = self._query(f"SELECT {', '.join(ROW_COLUMNS)} FROM procedural_memory WHERE name = ?",
                            (name,))
         if not rows:
             raise NotFound(f'no skill named "{name}" in {self.path}')
@@ -132,7 +140,7 @@ class Queries(Connection):
         if summary:
             select, source = ", ".join(f"c.{col}" for col in CARD_COLUMNS), "skill_cards c"
         else:
-            select = ", ".join(f"p.{col}" for col in _ROW_COLUMNS)
+            select = ", ".join(f"p.{col}" for col in ROW_COLUMNS)
             source = "skill_cards c JOIN procedural_memory p ON p.rowid = c.rowid"
         page = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
         if page:
@@ -258,8 +266,8 @@ class Queries(Connection):
         counts = self.counts(flt)
         avg = [x / total if total else None for x in sums]
         return {"total": total,
-                "active": by_state["verified"] + by_state["released"] + by_state["degraded"],
-                "candidates": by_state["candidate"], "deprecated": by_state["deprecated"],
+                "active": sum(by_state[s.value] for s in EXPOSED_STATES),
+                "candidates": by_state[Lifecycle.CANDIDATE.value], "deprecated": by_state[Lifecycle.DEPRECATED.value],
                 "by_origin": counts["origin"], "by_lifecycle": counts["lifecycle"],
                 "avg_success_rate": avg[0], "avg_utility": avg[1], "avg_freshness": avg[2]}
 
@@ -273,13 +281,13 @@ class Queries(Connection):
 
     def ranked_matches(self, words: builtins.list[str], *, exclude: str,
                        limit: int) -> builtins.list[tuple[str, float, str, str]]:
-        """(name, bm25 rank, lifecycle, description) of the non-archived skills matching any of
+        """(name, bm25 rank, lifecycle, description) of the searched skills (not archived) matching any of
         ``words``, best first (ranks are negative: lower is better)."""
         query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
         return [tuple(r) for r in self._rows_of(
             "SELECT c.name, f.rank, c.lifecycle, c.description FROM (SELECT rowid, rank FROM skills_fts "
             "WHERE skills_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid "
-            "WHERE c.name != ? AND c.lifecycle != 'archived' ORDER BY f.rank", (query, limit, exclude))]
+            f"WHERE c.name != ? AND {searched('c.lifecycle')} ORDER BY f.rank", (query, limit, exclude))]
 
     def match_cards(self) -> builtins.list[tuple]:
         """(name, description, trigger_pattern, lifecycle, trust_tier, origin, success_rate,

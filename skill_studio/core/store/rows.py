@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
+from skill_studio.core.model import LIFECYCLE_TERMS, UNSEARCHED_STATES, Lifecycle, Origin, Skill, SkillFile, TrustTier
 from skill_studio.core.store.errors import StoreError
 
 
@@ -44,10 +44,15 @@ class AuditEntry:
     reason: str
 
 
+def searched(column: str) -> str:
+    """SQL condition on a lifecycle ``column``: the skill takes part in neighbour and duplicate searches."""
+    return f"{column} NOT IN ({', '.join(repr(s.value) for s in sorted(UNSEARCHED_STATES))})"
+
+
 SORT_COLUMNS = {
     "name": "c.name COLLATE NOCASE",
-    "lifecycle": "CASE c.lifecycle WHEN 'released' THEN 0 WHEN 'verified' THEN 1 WHEN 'candidate' "
-                 "THEN 2 WHEN 'degraded' THEN 3 WHEN 'deprecated' THEN 4 ELSE 5 END",
+    "lifecycle": "CASE c.lifecycle " + " ".join(f"WHEN '{s.value}' THEN {t.rank}" for s, t in LIFECYCLE_TERMS.items())
+                 + f" ELSE {len(LIFECYCLE_TERMS)} END",
     "trust": "c.trust_tier",
     "origin": "c.origin",
     "success": "c.success_rate",
@@ -67,16 +72,16 @@ CARD_COLUMNS = ["name", "description", "trigger_pattern", "origin", "lifecycle",
 
 _JSON_COLUMNS = {"steps", "depends_on", "conflicts_with", "tags", "metadata", "extra"}
 _SKILL_COLUMNS = [f.name for f in fields(Skill) if f.name not in ("skill_md", "files")]
-_ROW_COLUMNS = _SKILL_COLUMNS + ["head"]
-_INSERT_ROW = (f"INSERT INTO procedural_memory ({', '.join(_ROW_COLUMNS)}) "
-               f"VALUES ({', '.join('?' * len(_ROW_COLUMNS))})")
+ROW_COLUMNS = _SKILL_COLUMNS + ["head"]
+INSERT_ROW = (f"INSERT INTO procedural_memory ({', '.join(ROW_COLUMNS)}) "
+               f"VALUES ({', '.join('?' * len(ROW_COLUMNS))})")
 
 
-def _json(value: Any) -> str:
+def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
 
 
-def _blob_hash(data: bytes) -> str:
+def blob_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
@@ -85,7 +90,7 @@ def content_hash(skill_md: str, files: Iterable[SkillFile]) -> str:
     h = hashlib.sha256(skill_md.encode("utf-8"))
     for f in sorted(files, key=lambda f: f.path):
         h.update(b"\0" + f.path.encode() + b"\0" + str(f.mode & 0o777).encode() + b"\0")
-        h.update(_blob_hash(f.data).encode())
+        h.update(blob_hash(f.data).encode())
     return h.hexdigest()
 
 
@@ -101,7 +106,7 @@ def fts_query(text: str) -> str | None:
 
 
 def row_values(s: Skill) -> tuple[Any, ...]:
-    """The procedural_memory row of a skill, in _ROW_COLUMNS order."""
+    """The procedural_memory row of a skill, in ROW_COLUMNS order."""
     head = s.skill_md[: len(s.skill_md) - len(s.content)] if s.content else s.skill_md
     if head + s.content != s.skill_md:
         raise StoreError(f'"{s.name}": the body is not the end of its SKILL.md text')
@@ -109,7 +114,7 @@ def row_values(s: Skill) -> tuple[Any, ...]:
     for c in _SKILL_COLUMNS:
         v = getattr(s, c)
         if c in _JSON_COLUMNS:
-            v = _json(v) if v else ("{}" if c in ("metadata", "extra") else "[]")
+            v = to_json(v) if v else ("{}" if c in ("metadata", "extra") else "[]")
         elif c in ("origin", "lifecycle"):
             v = v.value if isinstance(v, (Origin, Lifecycle)) else (Origin(v).value if c == "origin"
                                                                     else Lifecycle(v).value)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from skill_studio.core.model import Lifecycle, Origin
+
 # The first 17 columns of procedural_memory are exactly those of SPEC §1.
 _V1 = """
 CREATE TABLE procedural_memory (
@@ -13,9 +15,9 @@ CREATE TABLE procedural_memory (
     content         TEXT NOT NULL,
     steps           JSON NOT NULL DEFAULT '[]',
     trigger_pattern TEXT,
-    origin          TEXT NOT NULL CHECK (origin IN ('human', 'llm', 'builtin')),
+    origin          TEXT NOT NULL CHECK (origin IN ({ORIGINS})),
     lifecycle       TEXT NOT NULL CHECK (lifecycle IN
-                      ('candidate', 'verified', 'released', 'degraded', 'deprecated', 'archived')),
+                      ({LIFECYCLES})),
     trust_tier      INTEGER NOT NULL CHECK (trust_tier BETWEEN 1 AND 4),
     version         INTEGER NOT NULL CHECK (version >= 1),
     success_rate    REAL NOT NULL DEFAULT 0.5,
@@ -204,6 +206,8 @@ ON procedural_memory BEGIN
     VALUES (new.rowid, new.name, new.description, new.content, new.tags, new.trigger_pattern);
 END;
 """
+_V1 = (_V1.replace("{ORIGINS}", ", ".join(f"'{o.value}'" for o in Origin))
+       .replace("{LIFECYCLES}", ", ".join(f"'{s.value}'" for s in Lifecycle)))
 
 Migration = Callable[[sqlite3.Connection], None]
 

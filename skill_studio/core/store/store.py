@@ -21,7 +21,7 @@ from skill_studio.core.store.errors import (
 )
 from skill_studio.core.store.history import History
 from skill_studio.core.store.queries import Queries
-from skill_studio.core.store.rows import _INSERT_ROW, _ROW_COLUMNS, _blob_hash, _json, content_hash, row_values
+from skill_studio.core.store.rows import INSERT_ROW, ROW_COLUMNS, blob_hash, content_hash, row_values, to_json
 from skill_studio.core.store.vectors import Vectors
 
 FRESHNESS_STEP = 0.005  # freshness is written again when it moved by at least this much
@@ -59,13 +59,13 @@ class Store(Queries, History, Vectors, Bindings):
         with self.transaction():
             taken = [r[0] for r in self._conn.execute(
                 "SELECT name FROM skill_cards WHERE name IN (SELECT value FROM json_each(?)) ORDER BY name",
-                (_json(names),))]
+                (to_json(names),))]
             if taken or len(set(names)) != len(names):
                 dup = taken[0] if taken else next(n for n in names if names.count(n) > 1)
                 raise AlreadyExists(f'a skill named "{dup}" already exists')
             history = dict(self._conn.execute(
                 "SELECT skill, max(version) FROM skill_versions WHERE skill IN "
-                "(SELECT value FROM json_each(?)) GROUP BY skill", (_json([s.name for s in batch]),)))
+                "(SELECT value FROM json_each(?)) GROUP BY skill", (to_json([s.name for s in batch]),)))
             rows, versions, tags = [], [], []
             for skill in batch:
                 # A name used before keeps counting from its old history.
@@ -76,7 +76,7 @@ class Store(Queries, History, Vectors, Bindings):
                 rows.append(row_values(skill))
                 versions.append((skill.name, skill.version, skill.content_hash, author, note, stamp))
                 tags += [(skill.name, t) for t in skill.tags]
-            self._conn.executemany(_INSERT_ROW, rows)
+            self._conn.executemany(INSERT_ROW, rows)
             self._conn.executemany("INSERT OR IGNORE INTO skill_tags (skill, tag) VALUES (?, ?)", tags)
             self._conn.executemany(
                 "INSERT INTO skill_versions (skill, version, skill_md, content_hash, author, note, created_at) "
@@ -200,7 +200,7 @@ class Store(Queries, History, Vectors, Bindings):
             stamp = scores.format_time(scores.utcnow())
             values = {k: (v.value if isinstance(v, (Lifecycle, Origin)) else
                           int(v) if isinstance(v, (bool, TrustTier)) else
-                          _json(v) if k == "steps" else v) for k, v in changes.items()}
+                          to_json(v) if k == "steps" else v) for k, v in changes.items()}
             sets = ", ".join(f"{k} = ?" for k in values)
             self._conn.execute(f"UPDATE procedural_memory SET {sets} WHERE name = ?",
                                (*values.values(), name))
@@ -266,7 +266,7 @@ class Store(Queries, History, Vectors, Bindings):
 
     def _write_row(self, s: Skill) -> None:
         """Rewrite an existing skill's row and tags."""
-        values = dict(zip(_ROW_COLUMNS, row_values(s)))
+        values = dict(zip(ROW_COLUMNS, row_values(s)))
         values.pop("name")
         sets = ", ".join(f"{c} = ?" for c in values)
         self._conn.execute(f"UPDATE procedural_memory SET {sets} WHERE name = ?", (*values.values(), s.name))
@@ -275,7 +275,7 @@ class Store(Queries, History, Vectors, Bindings):
                                [(s.name, t) for t in s.tags])
 
     def _store_blob(self, data: bytes) -> str:
-        h = _blob_hash(data)
+        h = blob_hash(data)
         self._conn.execute("INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)", (h, data))
         return h
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from skill_studio.core.health import scores
 from skill_studio.core.store.connection import Connection
-from skill_studio.core.store.rows import _json
+from skill_studio.core.store.rows import searched, to_json
 
 
 class Vectors(Connection):
@@ -31,7 +31,7 @@ class Vectors(Connection):
             return []
         rows = self._rows_of(
             "SELECT name, content_hash, description, substr(content, 1, ?) FROM procedural_memory "
-            "WHERE name IN (SELECT value FROM json_each(?))", (int(max_content), _json(list(names))))
+            "WHERE name IN (SELECT value FROM json_each(?))", (int(max_content), to_json(list(names))))
         by_name = {r[0]: r for r in rows}
         return [by_name[n] for n in names if n in by_name]
 
@@ -42,7 +42,7 @@ class Vectors(Connection):
         sql = ("SELECT v.skill, v.dim, v.vector FROM skill_vectors v JOIN skill_cards c ON c.name = v.skill "
                "WHERE v.model = ? AND v.content_hash = c.content_hash")
         if not include_archived:
-            sql += " AND c.lifecycle != 'archived'"
+            sql += " AND " + searched("c.lifecycle")
         rows = self._rows_of(sql + " ORDER BY v.skill", (model,))
         if not rows:
             return [], np.zeros((0, 0), dtype=np.float32)

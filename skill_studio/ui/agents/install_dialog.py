@@ -36,10 +36,7 @@ from PySide6.QtWidgets import (
 from skill_studio.core.agents import matching
 from skill_studio.core.library import install
 from skill_studio.ui.safe_text import literal
-
-FAIL, WARN, PASS = "#c62828", "#b26a00", "#2e7d32"
-STATE_COLOURS = {"current": PASS, "stale": WARN, "modified": WARN, "replaced": WARN, "missing": FAIL,
-                 "removed from store": FAIL}
+from skill_studio.ui.theme import current_tokens, role_text
 
 
 def preset_folders() -> list[str]:
@@ -74,7 +71,7 @@ class InstallDialog(QDialog):
             self._mode.addButton(b)
         self.link_warning = QLabel(f"Careful: {install.LINK_WARNING}.")
         self.link_warning.setWordWrap(True)
-        self.link_warning.setStyleSheet(f"color: {WARN};")
+        self.link_warning.setStyleSheet(f"color: {current_tokens().warning};")
         self.link_warning.setVisible(False)
         self.link.toggled.connect(self.link_warning.setVisible)
         self.prune = QCheckBox("Remove skills installed there before that are not ticked")
@@ -208,11 +205,11 @@ class InstallDialog(QDialog):
         try:
             rows = install.status(self.store, target) if target and Path(target).is_dir() else []
         except (install.InstallError, OSError) as e:
-            self._say(str(e), FAIL)
+            self._say(str(e), "danger")
         self.installed.setRowCount(len(rows))
         for r, row in enumerate(rows):
             state = QTableWidgetItem(row.state)
-            state.setForeground(QColor(STATE_COLOURS.get(row.state, PASS)))
+            state.setForeground(QColor(role_text(current_tokens(), install.INSTALL_STATES[row.state])))
             for c, item in enumerate((QTableWidgetItem(f"{row.name} ({row.mode}, v{row.version})"), state,
                                       QTableWidgetItem(row.detail))):
                 self.installed.setItem(r, c, item)
@@ -223,13 +220,13 @@ class InstallDialog(QDialog):
     def do_install(self) -> install.InstallReport | None:
         target = self.target()
         if not target:
-            self._say("Choose a folder first.", FAIL)
+            self._say("Choose a folder first.", "danger")
             return None
         try:
             report = install.install(self.store, target, self.checked(), link=self.link.isChecked(),
                                      prune=self.prune.isChecked(), force=self.force.isChecked())
         except (install.InstallError, OSError) as e:
-            self._say(f"Nothing was installed: {e}", FAIL)
+            self._say(f"Nothing was installed: {e}", "danger")
             return None
         self.last_report = report
         parts = []
@@ -240,7 +237,7 @@ class InstallDialog(QDialog):
         if report.removed:
             parts.append(f"Removed {', '.join(report.removed)}.")
         parts += [f"Skipped {name}: {why}." for name, why in report.skipped.items()]
-        self._say(" ".join(parts) or "Nothing to do.", FAIL if report.skipped else PASS)
+        self._say(" ".join(parts) or "Nothing to do.", "danger" if report.skipped else "success")
         self.refresh_status()
         return report
 
@@ -249,18 +246,20 @@ class InstallDialog(QDialog):
         try:
             rows = install.update(self.store, self.target(), force=self.force.isChecked())
         except (install.InstallError, OSError) as e:
-            self._say(f"Nothing was updated: {e}", FAIL)
+            self._say(f"Nothing was updated: {e}", "danger")
             return
         left = [r.name for r in rows if r.state != "current"]
-        self._say("Updated: every installed skill is current." if not left else
-                  f"Updated what could be; still not current: {', '.join(left)}.", PASS if not left else WARN)
+        if left:
+            self._say(f"Updated what could be; still not current: {', '.join(left)}.", "attention")
+        else:
+            self._say("Updated: every installed skill is current.", "success")
         self.refresh_status()
 
     @Slot()
     def export_descriptor(self) -> str | None:
         target = self.target()
         if not target:
-            self._say("Choose a folder first.", FAIL)
+            self._say("Choose a folder first.", "danger")
             return None
         path = self.save_path(str(Path(target) / "skills-descriptor.json"))
         if not path:
@@ -272,11 +271,12 @@ class InstallDialog(QDialog):
             tmp.write_text(data, encoding="utf-8")
             os.replace(tmp, path)
         except OSError as e:
-            self._say(f"The descriptor was not saved: {e}", FAIL)
+            self._say(f"The descriptor was not saved: {e}", "danger")
             return None
-        self._say(f"Saved the descriptor to {path}.", PASS)
+        self._say(f"Saved the descriptor to {path}.", "success")
         return path
 
-    def _say(self, text: str, colour: str) -> None:
+    def _say(self, text: str, role: str) -> None:
+        """Show ``text`` in the colour of its role (success, attention or danger)."""
         self.message.setText(text)
-        self.message.setStyleSheet(f"color: {colour};")
+        self.message.setStyleSheet(f"color: {role_text(current_tokens(), role)};")

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
 from skill_studio.core.bus.dispatch import Binding
 from skill_studio.ui.safe_text import literal
-from skill_studio.ui.theme import current_tokens
+from skill_studio.ui.theme import ON_FILL, current_tokens
 
 BINDING_ROLE = Qt.UserRole + 1
 PAD, SWITCH_W, SWITCH_H = 10, 34, 18
@@ -115,7 +115,7 @@ class BindingCardDelegate(QStyledItemDelegate):
         painter.fillPath(track, QColor(t.accent if b.enabled else t.bar_back))
         knob = SWITCH_H - 4
         x = sw.right() - knob - 2 if b.enabled else sw.left() + 2
-        painter.setBrush(QColor("#ffffff"))
+        painter.setBrush(QColor(ON_FILL))
         painter.setPen(Qt.NoPen)
         painter.drawEllipse(QRectF(x, sw.top() + 2, knob, knob))
 

@@ -31,12 +31,17 @@ from PySide6.QtWidgets import (
 from skill_studio.core.bus import dispatch as bus
 from skill_studio.core.bus.dispatch import Binding, Condition
 from skill_studio.ui.safe_text import literal
+from skill_studio.ui.theme import current_tokens
 
 EXACT, REGEX = "is exactly", "matches regex"
 JSON_PARAMS = {"payload", "arguments"}
 LABELS = {"text": "Text to inject", "event_type": "Event to emit", "payload": "Its payload (JSON)",
           "tool": "Tool name", "arguments": "Arguments (JSON)", "message": "Message", "channel": "Channel"}
-ERROR_STYLE = "border: 1px solid #c62828;"
+
+
+def error_style() -> str:
+    """The border of a field whose value is refused."""
+    return f"border: 1px solid {current_tokens().error};"
 
 
 def condition_problem(regex: bool, value: str) -> str | None:
@@ -104,12 +109,12 @@ class BindingDialog(QDialog):
         add = QPushButton("Add condition", self)
         add.clicked.connect(lambda: self.add_condition())
         self.condition_error = QLabel(self)
-        self.condition_error.setStyleSheet("color: #c62828;")
+        self.condition_error.setStyleSheet(f"color: {current_tokens().error};")
         self.condition_error.setWordWrap(True)
         self.condition_error.hide()
 
         self.errors = QLabel(self)
-        self.errors.setStyleSheet("color: #c62828;")
+        self.errors.setStyleSheet(f"color: {current_tokens().error};")
         self.errors.setWordWrap(True)
         self.errors.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.errors.hide()
@@ -266,7 +271,7 @@ class BindingDialog(QDialog):
             if kind is None or text is None:
                 continue
             error = condition_problem(kind.currentIndex() == 1, text.text())
-            text.setStyleSheet(ERROR_STYLE if error else "")
+            text.setStyleSheet(error_style() if error else "")
             text.setToolTip(literal(error))
             if error:
                 problems.append(f"Condition {row + 1}: {error}")
@@ -282,7 +287,7 @@ class BindingDialog(QDialog):
                     json.loads(text)
                 except ValueError:
                     bad = True
-            edit.setStyleSheet(ERROR_STYLE if bad else "")
+            edit.setStyleSheet(error_style() if bad else "")
             edit.setToolTip("not valid JSON" if bad else "")
 
     def accept(self) -> None:

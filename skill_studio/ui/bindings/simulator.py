@@ -37,7 +37,6 @@ from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
 UNITS = (("seconds", 1), ("minutes", 60), ("hours", 3600), ("days", 86400))
-FAIL, PASS = "#c62828", "#2e7d32"
 
 
 def result_text(result) -> str:
@@ -158,7 +157,8 @@ class Simulator(QWidget):
         payload, problem = check_payload(self.payload.toPlainText())
         self.payload_status.setText(problem or ("Valid JSON object" if self.payload.toPlainText().strip()
                                                 else "No payload: an empty object"))
-        self.payload_status.setStyleSheet(f"color: {FAIL};" if problem else f"color: {current_tokens().text_muted};")
+        t = current_tokens()
+        self.payload_status.setStyleSheet(f"color: {t.error if problem else t.text_muted};")
         self.dispatch_button.setEnabled(payload is not None and bool(self.event_type.currentText().strip()))
 
     def dispatch(self):
@@ -184,7 +184,8 @@ class Simulator(QWidget):
                              + ("" if d.ok else " — an action failed") + (
                                  f"; {len(d.emitted)} event(s) emitted" if d.emitted else "")
                              + ("" if d.event_id is not None else " (a trial at another time: not logged)"))
-        self.summary.setStyleSheet(f"color: {PASS if d.ok else FAIL};")
+        t = current_tokens()
+        self.summary.setStyleSheet(f"color: {t.success if d.ok else t.error};")
 
     def _add(self, parent: QTreeWidget | QTreeWidgetItem, d) -> None:
         if not d.outcomes:
@@ -196,7 +197,8 @@ class Simulator(QWidget):
                                             result_text(o.result), f"{o.duration_ms:.2f}" if o.fired else ""])
             item.setToolTip(3, literal(json.dumps(o.result, ensure_ascii=False, indent=2)) if o.result else "")
             item.setToolTip(2, literal(o.reason))
-            colour = QColor(PASS if o.fired else current_tokens().text_muted)
+            tokens = current_tokens()
+            colour = QColor(tokens.success if o.fired else tokens.text_muted)
             item.setForeground(1, colour)
             if o.fired and b.action == "emit_event" and o.result and "stopped" not in o.result:
                 child = next(emitted, None)
@@ -270,7 +272,7 @@ class EventLog(QWidget):
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if col == 3:
-                    item.setForeground(QColor(PASS if r.ok else FAIL))
+                    item.setForeground(QColor(current_tokens().success if r.ok else current_tokens().error))
                 self.table.setItem(row, col, item)
         self.table.clearSelection()      # the rows are other events now
         self.details.setPlainText("")

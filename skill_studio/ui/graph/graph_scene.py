@@ -27,7 +27,7 @@ BOX_W, BOX_H = 170.0, 46.0
 NAME_ROLE = 0            # QGraphicsItem.data key holding a node's skill name
 REGION = 800.0           # edges are batched per square of this many scene pixels
 SMOOTH_EDGES = 2000      # up to this many edges, they are always drawn antialiased
-CYCLE_RED = "#d32f2f"
+CYCLE_RED = theme.ROLE_FILLS["danger"]   # cycles and conflicts
 
 
 def _box_path() -> QPainterPath:

@@ -16,14 +16,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.health.checks import BANDS
+from skill_studio.core.health.checks import BAND_ROLES, BANDS
 from skill_studio.ui.health.health_models import BAND_ROLE, SKILL_COLUMNS, VALUE_ROLE
-from skill_studio.ui.theme import Tokens, current_tokens
+from skill_studio.ui.theme import ROLE_FILLS, Tokens, current_tokens
 
-#: One colour per band, readable on light and dark backgrounds.
-BAND_COLOURS = {"healthy": "#2e7d32", "fair": "#b27700", "poor": "#d84315", "critical": "#c62828"}
-#: Redundancy and failure risk are bad when high: drawn in a warm colour.
-RISK_COLOUR = "#d0703a"
+#: One colour per band, from the band's colour role.
+BAND_COLOURS = {band: ROLE_FILLS[role] for band, role in BAND_ROLES.items()}
+#: Redundancy and failure risk are bad when high: drawn in the warning role's colour.
+RISK_COLOUR = ROLE_FILLS["warning"]
 EMPTY_TREND = "No earlier runs"
 NO_SKILL = "Select a skill to see its health over the runs"
 

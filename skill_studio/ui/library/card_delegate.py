@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QToolTip
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
 from skill_studio.ui.library.models import NAME_ROLE, SKILL_ROLE
 from skill_studio.ui.safe_text import literal
-from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
+from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, Tokens, current_tokens
 
 CARD_WIDTH = 300
 PAD = 10          # inside the card border
@@ -205,7 +205,7 @@ class CardDelegate(QStyledItemDelegate):
         painter.setBrush(QColor(LIFECYCLE_COLORS[lifecycle]))
         painter.drawRoundedRect(QRectF(geo.badge), geo.badge.height() / 2, geo.badge.height() / 2)
         painter.setFont(fonts.small)
-        painter.setPen(QColor("#ffffff"))
+        painter.setPen(QColor(ON_FILL))
         painter.drawText(geo.badge, Qt.AlignCenter, lifecycle.label)
 
         tier = int(skill.trust_tier)

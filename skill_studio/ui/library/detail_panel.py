@@ -27,7 +27,7 @@ from skill_studio.ui.designer.file_rules import human_size
 from skill_studio.ui.library.models import relative_time
 from skill_studio.ui.library.score_bar import ScoreBar
 from skill_studio.ui.safe_text import literal
-from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
+from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, Tokens, current_tokens
 
 EMPTY_TEXT = "Select a skill to see its details"
 MISSING_TIP = "not in the library"
@@ -221,7 +221,7 @@ class DetailPanel(QWidget):
         row.setSpacing(10)
         state = Lifecycle(skill.lifecycle)
         badge = self._label(state.label, key="lifecycle", wrap=False)
-        badge.setStyleSheet(f"background: {LIFECYCLE_COLORS[state]}; color: #ffffff; border-radius: 4px;"
+        badge.setStyleSheet(f"background: {LIFECYCLE_COLORS[state]}; color: {ON_FILL}; border-radius: 4px;"
                             "padding: 2px 8px; font-size: 11px; font-weight: 600;")
         badge.setToolTip(literal(skill.lifecycle_reason))
         badge.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
@@ -336,7 +336,7 @@ class DetailPanel(QWidget):
                 text += f" · {s_warn} warning{'s' if s_warn != 1 else ''}"
         else:
             text = f"✗ Strict: {s_err} error{'s' if s_err != 1 else ''}, {s_warn} warning{'s' if s_warn != 1 else ''}"
-            color = LIFECYCLE_COLORS[Lifecycle.DEPRECATED] if not t.dark else "#ef7b7b"
+            color = t.error
         status = self._label(text, key="validation")
         status.setStyleSheet(f"color: {color}; font-weight: 600;")
         col.addWidget(status)

@@ -6,14 +6,12 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QShortcut
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMenu, QTabBar, QToolButton, QVBoxLayout, QWidget
 
-from skill_studio.core.model import Lifecycle, Origin
+from skill_studio.core.model import LIFECYCLE_ORDER, LIFECYCLE_TERMS, ORIGIN_TERMS, Lifecycle, Origin
 from skill_studio.core.store import Filters
 from skill_studio.ui.library.models import COLUMNS
 
 #: Lifecycle tabs in display order; None is "All".
-TABS: list[tuple[str | None, str]] = [(None, "All")] + [
-    (s.value, s.label) for s in (Lifecycle.RELEASED, Lifecycle.VERIFIED, Lifecycle.CANDIDATE,
-                                 Lifecycle.DEGRADED, Lifecycle.DEPRECATED, Lifecycle.ARCHIVED)]
+TABS: list[tuple[str | None, str]] = [(None, "All")] + [(s.value, s.label) for s in LIFECYCLE_ORDER]
 #: Sort keys offered in the sort menu, with their labels.
 SORTS: list[tuple[str, str]] = COLUMNS + [("relevance", "Relevance")]
 SEARCH_DELAY_MS = 250
@@ -51,13 +49,17 @@ class FilterBar(QWidget):
             "QTabBar::tab:selected { border-bottom: 2px solid palette(highlight); }"
             "QTabBar::tab:hover:!selected { border-bottom: 2px solid palette(mid); }")
         for value, label in TABS:
-            self.tabs.setTabData(self.tabs.addTab(label), value)
+            index = self.tabs.addTab(label)
+            self.tabs.setTabData(index, value)
+            self.tabs.setTabToolTip(index, LIFECYCLE_TERMS[Lifecycle(value)].meaning.capitalize() if value
+                                    else "Every skill in the library")
 
         self.origin_combo = QComboBox(self)
         self.origin_combo.setObjectName("originFilter")
         self.origin_combo.addItem("All origins", None)
         for origin in Origin:
             self.origin_combo.addItem(origin.value, origin.value)
+            self.origin_combo.setItemData(self.origin_combo.count() - 1, ORIGIN_TERMS[origin].meaning, Qt.ToolTipRole)
         self.origin_combo.setToolTip("Show only skills of this origin")
 
         self.tag_combo = QComboBox(self)

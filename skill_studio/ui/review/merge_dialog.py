@@ -25,17 +25,13 @@ from skill_studio.core.review.merge import MergePreview, merge, merge_preview
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.theme import Tokens, current_tokens
 
-__all__ = ["MergeDialog", "added_colour"]
+__all__ = ["MergeDialog"]
 
 #: How long typing in a name waits before the preview is recomputed.
 DEBOUNCE_MS = 200
 SOURCE_LABEL = "Merge (source \u2014 will be archived)"
 TARGET_LABEL = "into (target \u2014 keeps its name)"
 CHOOSE = "Choose the skill to merge and the skill to merge it into."
-
-
-def added_colour(t: Tokens) -> str:
-    return "#7bd88f" if t.dark else "#2e7d32"
 
 
 class MergeDialog(QDialog):
@@ -215,7 +211,7 @@ def _marked(items: list[str], before: list[str], colour: str) -> str:
 def summary_html(p: MergePreview, t: Tokens) -> str:
     """What the merge does, as HTML for the summary pane: what happens to the two skills and
     their neighbours first, then the merged steps and description."""
-    green, muted = added_colour(t), t.text_muted
+    green, muted = t.success, t.text_muted
     target, source, merged = p.target, p.source, p.merged
     out = [f"<h3>Merging <b>{escape(source.name)}</b> into <b>{escape(target.name)}</b></h3>"]
     reason = escape(f'Merged into "{target.name}"')

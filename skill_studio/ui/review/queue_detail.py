@@ -28,7 +28,7 @@ from skill_studio.core.store import NotFound
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.review.queue_list import row_fonts, waiting_text
 from skill_studio.ui.safe_text import literal
-from skill_studio.ui.theme import LIFECYCLE_COLORS, Tokens, current_tokens
+from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, Tokens, current_tokens
 
 __all__ = ["NEIGHBOUR_ROLE", "NeighbourDelegate", "QueueDetail", "REASON_REQUIRED", "clipped",
            "validation_html"]
@@ -266,7 +266,7 @@ class QueueDetail(QWidget):
                 label.setText("")
             return
         lifecycle, tier = Lifecycle(s.lifecycle), TrustTier(int(s.trust_tier))
-        meta = [f'<span style="background-color:{LIFECYCLE_COLORS[lifecycle]}; color:#ffffff;">'
+        meta = [f'<span style="background-color:{LIFECYCLE_COLORS[lifecycle]}; color:{ON_FILL};">'
                 f"&nbsp;{lifecycle.label}&nbsp;</span>",
                 escape(getattr(s.origin, "value", str(s.origin))),
                 f'<span style="color:{t.star}">{tier.stars}</span> {tier.label}', f"version {s.version}"]

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 from skill_studio.core.model import Lifecycle, Skill
 from skill_studio.ui.library.models import NAME_ROLE, SKILL_ROLE, relative_time
 from skill_studio.ui.safe_text import literal
-from skill_studio.ui.theme import LIFECYCLE_COLORS, current_tokens
+from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, current_tokens
 
 __all__ = ["QueueDelegate", "QueueModel", "RowLayout", "paint_badge", "queue_row_layout", "row_fonts",
            "waiting_text"]
@@ -128,7 +128,7 @@ def paint_badge(painter: QPainter, rect: QRect, lifecycle: Lifecycle, font: QFon
     painter.setBrush(QColor(LIFECYCLE_COLORS[lifecycle]))
     painter.drawRoundedRect(QRectF(rect), rect.height() / 2, rect.height() / 2)
     painter.setFont(font)
-    painter.setPen(QColor("#ffffff"))
+    painter.setPen(QColor(ON_FILL))
     painter.drawText(rect, Qt.AlignCenter, lifecycle.label)
 
 
