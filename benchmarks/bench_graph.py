@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skill_studio.core.graph.dependencies import SkillGraph, layered_layout, spring_layout
+from skill_studio.core.graph.dependencies import SkillGraph
+from skill_studio.core.graph.layout import layered_layout, spring_layout
 
 LIFECYCLES = ["released"] * 6 + ["verified"] * 2 + ["candidate", "degraded", "deprecated", "archived"]
 

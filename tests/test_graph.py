@@ -17,13 +17,11 @@ from skill_studio.core.graph.dependencies import (
     CycleError,
     Node,
     SkillGraph,
-    layered_layout,
-    radial_layout,
-    spring_layout,
     to_dot,
     to_json,
     write_graphml,
 )
+from skill_studio.core.graph.layout import layered_layout, radial_layout, spring_layout
 from skill_studio.core.model import Lifecycle, Origin
 
 

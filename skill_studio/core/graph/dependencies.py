@@ -1,7 +1,7 @@
 """The dependency graph (SPEC §7): ``depends_on``, ``conflicts_with`` and ``parent_skill_id`` as a
 networkx graph, its problems (cycles, self-dependencies, missing and inactive dependencies,
 exposed conflicts), transitive dependencies and dependents, load order, and exports (JSON,
-Graphviz DOT, GraphML). The layouts are in :mod:`skill_studio.core.graph.layout`, re-exported here.
+Graphviz DOT, GraphML). The layouts are in :mod:`skill_studio.core.graph.layout`.
 
 A name that some skill refers to but that is not in the store is a *ghost* node: it is drawn
 and reported, and has no fields of its own.
@@ -360,9 +360,3 @@ def write_graphml(g: SkillGraph, path) -> None:
     """GraphML to a path or a binary file."""
     nx.write_graphml(graphml_graph(g), path)
 
-
-from skill_studio.core.graph.layout import LAYOUTS, layered_layout, radial_layout, spring_layout  # noqa: E402
-
-__all__ = ["EDGE_CONFLICTS", "EDGE_DEPENDS", "EDGE_KINDS", "EDGE_PARENT", "LAYOUTS", "MAX_CYCLES", "CycleError",
-           "Node", "Problem", "SkillGraph", "graphml_graph", "layered_layout", "radial_layout", "spring_layout",
-           "to_dot", "to_json", "write_graphml"]

@@ -2,23 +2,28 @@
 and radial around one skill.
 
 Positions are in abstract units where a node's box is about 1.0 wide and 0.4 high; a view
-multiplies them. Every layout is deterministic for the same graph. The functions take a
-:class:`skill_studio.core.graph.dependencies.SkillGraph` (this module does not import it, so that the graph
-module can re-export the layouts).
+multiplies them. Every layout is deterministic for the same graph. The functions take any
+:class:`Laid` graph: a :class:`skill_studio.core.graph.dependencies.SkillGraph` or a view of one.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import networkx as nx
 import numpy as np
 
-if TYPE_CHECKING:
-    from skill_studio.core.graph.dependencies import SkillGraph
-
 Positions = dict[str, tuple[float, float]]
+
+
+class Laid(Protocol):
+    """What a layout reads of a graph: every relation, and the depends-on relations alone."""
+
+    @property
+    def graph(self) -> nx.MultiDiGraph: ...
+
+    def depends_graph(self) -> nx.DiGraph: ...
 
 X_GAP = 1.4          # between neighbours in a layer (and columns of the grid)
 LAYER_GAP = 1.5      # between layers
@@ -32,7 +37,7 @@ MIN_ARC = 1.3        # radial: room a node needs along its ring
 
 # --- layered ------------------------------------------------------------------
 
-def layered_layout(g: SkillGraph) -> Positions:
+def layered_layout(g: Laid) -> Positions:
     """Layers by topological generation of the depends edges, prerequisites above (y = layer ×
     1.5; a cycle's members condensed into one layer), ordered within each layer by barycenter
     sweeps; skills with no depends edge at all in a compact grid below the rest."""
@@ -121,7 +126,7 @@ def _group(level: np.ndarray, placed: np.ndarray, other: np.ndarray, count: int)
 
 # --- force-directed -----------------------------------------------------------
 
-def spring_layout(g: SkillGraph, seed: int = 7) -> Positions:
+def spring_layout(g: Laid, seed: int = 7) -> Positions:
     """Force-directed over every edge kind (networkx below 500 nodes, a gridded
     Fruchterman-Reingold above), scaled to about the density of the layered layout; skills
     with no edge at all in a compact grid below, as there."""
@@ -237,7 +242,7 @@ def _near(pos: np.ndarray, cell: np.ndarray, mass: np.ndarray, k2: float) -> np.
 
 # --- radial -------------------------------------------------------------------
 
-def radial_layout(g: SkillGraph, center: str) -> Positions:
+def radial_layout(g: Laid, center: str) -> Positions:
     """``center`` at (0, 0) and rings by hop distance over any edge (radius about 2 per hop,
     more when a ring is crowded); each node near the angle of the node it was reached from;
     nodes not reachable on an outer ring."""
