@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,14 +17,9 @@ from skill_studio.core.format.frontmatter import set_field
 from skill_studio.core.format.names import LookAlikes, mixed_scripts, printable, skill_name_problem
 from skill_studio.core.format.skillmd import SkillParseError
 from skill_studio.core.library.folders import (
-    ARCHIVE_SUFFIXES,
-    FolderError,
-    discover,
-    has_skill_md,
-    missing_path_reason,
-    read_folder,
     skill_from_document,
 )
+from skill_studio.core.library.import_sources import ReadSkill, read_sources
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
 from skill_studio.core.store import NotFound, Store, StoreError, content_hash
 
@@ -57,92 +52,6 @@ class ImportReport:
         merged = self.count("merged")
         return ", ".join(f"{self.count(s)} {s}" for s in ("imported", "updated", "unchanged", "skipped")) \
             + (f", {merged} merged into existing skills" if merged else "")
-
-
-@dataclass
-class _Read:
-    """One skill as read from disk or an archive, or why it could not be read."""
-
-    source: str
-    folder_name: str = ""
-    data: bytes = b""
-    files: list[SkillFile] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    error: str | None = None
-
-
-def _sources(path: Path) -> Iterator[_Read]:
-    """Every skill under a path: a folder, a tree, a SKILL.md, or a .skill/.zip archive.
-
-    A folder that cannot be read is reported and the walk goes on.
-    """
-    shown = printable(str(path))
-    try:
-        if not path.exists():
-            yield _Read(str(path), error=f"{shown}: {missing_path_reason(path)}")
-            return
-        if path.name in ("SKILL.md", "skill.md") and not path.is_dir():
-            path = path.parent
-        elif not path.is_dir():
-            if path.is_file() and path.suffix.lower() in ARCHIVE_SUFFIXES:
-                yield _archive(path)
-            elif path.is_file():
-                yield _Read(str(path), error=f"{shown}: not a skill folder, a SKILL.md or a "
-                                             f"{'/'.join(ARCHIVE_SUFFIXES)} archive")
-            else:
-                yield _Read(str(path), error=f"{shown}: not a file or a folder (a fifo, socket or device)")
-            return
-        problems: list[str] = []
-        folders = [path] if has_skill_md(path) else discover(path, problems=problems)
-    except OSError as e:
-        yield _Read(str(path), error=f"{shown}: cannot be read ({e.strerror or e})")
-        return
-    for problem in problems:
-        yield _Read(problem.split(": ", 1)[0], error=problem)
-    if not folders and not problems:
-        yield _Read(str(path), error=f"{shown}: no skill found (no folder under it holds a SKILL.md)")
-    for folder in folders:
-        source = str(folder / "SKILL.md")
-        if _undecodable(str(folder)):
-            yield _Read(source, folder.name, error=f"{printable(str(folder))}: the path is not valid UTF-8; "
-                                                   "rename the folder")
-            continue
-        try:
-            md, data, files, notes = read_folder(folder, refuse_outside_links=True)
-        except (FolderError, SkillParseError) as e:
-            yield _Read(source, folder.name, error=str(e))
-            continue
-        except OSError as e:
-            yield _Read(source, folder.name, error=f"{printable(source)}: cannot be read ({e.strerror or e})")
-            continue
-        yield _Read(str(md), folder.name, data, files, notes)
-
-
-def _archive(path: Path) -> _Read:
-    """The skill of a .skill/.zip archive, or why it cannot be read (naming the archive's path)."""
-    from skill_studio.core.library.archive import ArchiveError, read_skill_archive
-
-    shown = printable(str(path))
-    try:
-        archived = read_skill_archive(path)
-    except ArchiveError as e:
-        where = f"{shown}: member {e.member!r} " if e.member is not None else f"{shown}: "
-        return _Read(str(path), error=where + e.reason)
-    except OSError as e:
-        return _Read(str(path), error=f"{shown}: cannot be read ({e.strerror or e})")
-    md = next(f for f in archived.files if f.path in ("SKILL.md", "skill.md"))
-    rest = [f for f in archived.files if f is not md]
-    return _Read(f"{path}!{archived.folder_name}/{md.path}", archived.folder_name, md.data, rest,
-                 list(archived.ignored))
-
-
-def _undecodable(text: str) -> bool:
-    """True when a path holds bytes that are not UTF-8 (decoded as lone surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 class _Writer:
@@ -257,7 +166,7 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
 
     try:
         for raw in paths:
-            for read in _sources(Path(raw)):
+            for read in read_sources(Path(raw)):
                 entry = ImportEntry(read.source, "skipped", warnings=list(read.notes))
                 report.entries.append(entry)
                 parsed = _parse(read, origin, check_strict, entry)
@@ -303,7 +212,7 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
             writer.close()
 
 
-def _parse(read: _Read, origin: Origin, check_strict: bool, entry: ImportEntry) -> tuple[Skill, int] | None:
+def _parse(read: ReadSkill, origin: Origin, check_strict: bool, entry: ImportEntry) -> tuple[Skill, int] | None:
     """The skill read and the SKILL.md line of its name, or None (the entry says why)."""
     if read.error is not None:
         entry.reason = read.error
