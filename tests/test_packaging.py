@@ -78,7 +78,7 @@ def test_the_wheel_installs_in_a_fresh_environment_and_passes_its_selftest(tmp_p
 
 
 def test_a_failing_part_fails_the_selftest():
-    script = ("import sys; from skill_studio.core import matching\n"
+    script = ("import sys; from skill_studio.core.agents import matching\n"
               "def broken(*a, **k): raise RuntimeError('matching is broken')\n"
               "matching.match = broken\n"
               "from skill_studio import selftest; sys.exit(selftest.run())\n")
