@@ -171,8 +171,8 @@ def bindings(req: Request) -> tuple[int, Any]:
 
 def create(req: Request) -> tuple[int, Any]:
     from skill_studio.core.format import skillmd
-    from skill_studio.core.format.templates import TEMPLATES, name_problem, new_skill
     from skill_studio.core.library.folders import build_skill
+    from skill_studio.core.ops.skills import create_skill, create_skill_from
 
     # What arrives over the API was written by a program until a reviewer says otherwise: llm
     # (a candidate at trust tier 1, whose scripts ask before they run) unless told "human".
@@ -180,6 +180,7 @@ def create(req: Request) -> tuple[int, Any]:
     if origin not in ("human", "llm"):
         raise ApiError(400, "origin must be human or llm (builtin skills ship with the app)")
     text = req.text("skill_md", required=False)
+    note = "created over the local API"
     if text is not None:
         try:
             skill = build_skill(text.encode("utf-8"), "", [], origin=Origin(origin), source="request/SKILL.md")
@@ -188,33 +189,22 @@ def create(req: Request) -> tuple[int, Any]:
         given = req.text("name", required=False)
         if given and given != skill.name:
             raise ApiError(400, f"'name' is {given!r} but the SKILL.md text names {skill.name!r}")
-        skill.folder_name, skill.source_path = skill.name, None
+        created = create_skill_from(req.store, skill, origin=Origin(origin), author=req.actor, note=note)
     else:
         name, description = req.text("name"), req.text("description")
         template = req.text("template", required=False) or "blank"
-        if template not in TEMPLATES:
-            raise ApiError(400, f"unknown template {template!r}; expected one of {', '.join(TEMPLATES)}")
-        skill = new_skill(name, description, template)
-        skill.origin = Origin(origin)
-    problem = skill.name and name_problem(skill.name)
-    if problem:
-        raise ApiError(400, problem)
-    if skill.name in req.store:
-        raise ApiError(409, f'a skill named "{skill.name}" already exists')
-    from skill_studio.core.model import ENTRY_DEFAULTS
-
-    skill.lifecycle, skill.trust_tier = ENTRY_DEFAULTS[skill.origin]
-    stored = req.store.add(skill, author=req.actor, note="created over the local API")
-    return 201, _detail(req.store, stored)
+        created = create_skill(req.store, name, description, template, origin=Origin(origin), author=req.actor,
+                               note=note)
+    return 201, _detail(req.store, created.skill)
 
 
 def _move(action: str) -> Callable[[Request], tuple[int, Any]]:
     def handler(req: Request) -> tuple[int, Any]:
-        from skill_studio.core.review import lifecycle
+        from skill_studio.core.ops.review import move_skill
 
         skill = _skill(req)
         reason = req.text("reason", required=False) or f"{action} over the local API"
-        change = lifecycle.move(req.store, skill.name, action, reason, author=req.actor)
+        change = move_skill(req.store, skill.name, action, reason, author=req.actor).change
         after = change.after[skill.name]
         return 200, {"name": skill.name, "from": skill.lifecycle.value, "to": after.lifecycle.value,
                      "trust_tier": int(after.trust_tier), "reason": reason}
@@ -223,7 +213,7 @@ def _move(action: str) -> Callable[[Request], tuple[int, Any]]:
 
 
 def merge(req: Request) -> tuple[int, Any]:
-    from skill_studio.core.review.merge import merge as merge_skills
+    from skill_studio.core.ops.review import merge_skills
     from skill_studio.core.review.merge import merge_preview
 
     target, source = _skill(req, "target"), _skill(req, "source")
@@ -233,20 +223,20 @@ def merge(req: Request) -> tuple[int, Any]:
             "dependents_rewritten": preview.dependents, "description_cut": preview.description_cut}
     if req.flag("dry_run"):
         return 200, {**data, "dry_run": True}
-    change = merge_skills(req.store, target.name, source.name, author=req.actor)
+    change = merge_skills(req.store, target.name, source.name, author=req.actor).change
     return 200, {**data, "dry_run": False, "version": change.after[target.name].version,
                  "source_lifecycle": change.after[source.name].lifecycle.value}
 
 
 def load_human(req: Request) -> tuple[int, Any]:
-    from skill_studio.core.library.importer import import_paths
+    from skill_studio.core.ops.library import import_skills
 
     path = Path(os.path.expanduser(req.text("path")))
     if not path.is_absolute():
         raise ApiError(400, f"'path' must be absolute (the server's working folder means nothing to you): {path}")
     if not path.is_dir():
         raise ApiError(400, f"{path}: no such folder")
-    report = import_paths(req.store, [path], origin=Origin.HUMAN, author=req.actor)
+    report = import_skills(req.store, [path], origin=Origin.HUMAN, author=req.actor).report
     entries = [asdict(e) for e in report.entries]
     if not any(e.status != "skipped" for e in report.entries):
         first = next((e.reason for e in report.entries if e.reason), "no skill found")
@@ -261,11 +251,13 @@ def export(req: Request) -> tuple[int, Any]:
 
 
 def delete(req: Request) -> tuple[int, Any]:
-    from skill_studio.core.review import lifecycle
+    from skill_studio.core.ops.skills import delete_skills
 
     skill = _skill(req)
-    lifecycle.delete(req.store, skill.name, req.text("reason", required=False) or "deleted over the local API",
-                     author=req.actor)
+    done = delete_skills(req.store, [skill.name], reason=req.text("reason", required=False)
+                         or "deleted over the local API", author=req.actor)
+    if done.refused:
+        raise done.refused[skill.name]
     return 200, {"deleted": skill.name, "version": skill.version}
 
 

@@ -11,7 +11,7 @@ from skill_studio.core.agents.prompt import available_skills_block, skill_md_loc
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _get, _open_store
+    from skill_studio.cli.common import CliError, get_skill, open_store
     from skill_studio.core.agents import matching
     from skill_studio.core.format import skillmd
     from skill_studio.core.format.fields import to_skill
@@ -34,7 +34,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
             else:
                 names.append(arg)
         if names or not args.names:
-            store = _open_store(args)
+            store = open_store(args)
             wanted = names or None
             if args.gated:
                 wanted = matching.gated(store, wanted)
@@ -42,7 +42,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
                 wanted = [e.name for e in matching.gate(store) if e.lifecycle in ("verified", "released", "degraded")]
             left_out = []
             for name in wanted:
-                s = _get(store, name)
+                s = get_skill(store, name)
                 location = skill_md_location(s)
                 if location is None:
                     if names and not args.gated:
@@ -63,12 +63,12 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _emit_json, _open_store
+    from skill_studio.cli.common import CliError, emit_json, open_store
     from skill_studio.core.agents import matching
 
     if args.limit < 1:
         raise CliError("--limit must be at least 1")
-    store = _open_store(args)
+    store = open_store(args)
     try:
         result = matching.match(store, args.query, args.limit, args.strategy)
     except ValueError as e:
@@ -76,7 +76,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json:
-        _emit_json({"query": result.query, "strategy": result.strategy, "note": result.note,
+        emit_json({"query": result.query, "strategy": result.strategy, "note": result.note,
                     "matches": [_match_json(m) for m in result.matches],
                     "excluded": [_match_json(m) for m in result.excluded]})
         return 0
@@ -109,16 +109,16 @@ def _match_json(m) -> dict:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from skill_studio.cli import _emit_json, _open_store
+    from skill_studio.cli.common import emit_json, open_store
     from skill_studio.core.agents import matching
 
-    store = _open_store(args)
+    store = open_store(args)
     try:
         entries = matching.gate(store, args.names or None)
     finally:
         store.close()
     if args.json:
-        _emit_json([{"name": e.name, "passed": e.passed, "reason": e.reason, "warning": e.warning}
+        emit_json([{"name": e.name, "passed": e.passed, "reason": e.reason, "warning": e.warning}
                     for e in entries])
         return 0
     passed = [e for e in entries if e.passed]
@@ -131,11 +131,11 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_load(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _get, _open_store
+    from skill_studio.cli.common import CliError, get_skill, open_store
 
-    store = _open_store(args)
+    store = open_store(args)
     try:
-        s = _get(store, args.name)
+        s = get_skill(store, args.name)
         from skill_studio.core.agents.gate import skill_gate
 
         reason = skill_gate(s)
@@ -149,10 +149,10 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 
 def _report(report, args) -> int:
-    from skill_studio.cli import _emit_json
+    from skill_studio.cli.common import emit_json
 
     if getattr(args, "json", False):
-        _emit_json({"installed": report.installed, "unchanged": report.unchanged, "removed": report.removed,
+        emit_json({"installed": report.installed, "unchanged": report.unchanged, "removed": report.removed,
                     "skipped": report.skipped, "warnings": report.warnings})
         return 1 if report.skipped else 0
     for w in report.warnings:
@@ -167,10 +167,10 @@ def _report(report, args) -> int:
 
 
 def cmd_install(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _open_store
+    from skill_studio.cli.common import CliError, open_store
     from skill_studio.core.library import install
 
-    store = _open_store(args)
+    store = open_store(args)
     try:
         report = install.install(store, args.to, args.names or None, link=args.link, prune=args.prune,
                                  force=args.force)
@@ -182,7 +182,7 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError
+    from skill_studio.cli.common import CliError
     from skill_studio.core.library import install
 
     try:
@@ -193,10 +193,10 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 
 def cmd_installed(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _emit_json, _open_store
+    from skill_studio.cli.common import CliError, emit_json, open_store
     from skill_studio.core.library import install
 
-    store = _open_store(args)
+    store = open_store(args)
     try:
         rows = install.status(store, args.folder)
         if args.update:
@@ -206,7 +206,7 @@ def cmd_installed(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json:
-        _emit_json([{"name": r.name, "mode": r.mode, "version": r.version, "current_version": r.current_version,
+        emit_json([{"name": r.name, "mode": r.mode, "version": r.version, "current_version": r.current_version,
                      "state": r.state, "detail": r.detail} for r in rows])
         return 0
     if not rows:
@@ -217,12 +217,12 @@ def cmd_installed(args: argparse.Namespace) -> int:
 
 
 def cmd_descriptor(args: argparse.Namespace) -> int:
-    from skill_studio.cli import _emit_json, _open_store
+    from skill_studio.cli.common import emit_json, open_store
     from skill_studio.core.library import install
 
-    store = _open_store(args)
+    store = open_store(args)
     try:
-        _emit_json(install.descriptor(store, args.root))
+        emit_json(install.descriptor(store, args.root))
     finally:
         store.close()
     return 0

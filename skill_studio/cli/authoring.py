@@ -16,28 +16,25 @@ from skill_studio.core.format.templates import TEMPLATES
 
 
 def _store(args: argparse.Namespace):
-    from skill_studio.cli import _open_store
+    from skill_studio.cli.common import open_store
 
-    return _open_store(args)
+    return open_store(args)
 
 
 def _error(message: str, code: int = 2):
-    from skill_studio.cli import CliError
+    from skill_studio.cli.common import CliError
 
     return CliError(message, code)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from skill_studio.core.format.templates import name_problem, new_skill
+    from skill_studio.core.ops.skills import CreateRefused, create_skill
+    from skill_studio.core.store import AlreadyExists
 
-    store = _store(args)
-    problem = name_problem(args.name, store)
-    if problem:
-        raise _error(f'cannot create "{args.name}": {problem}')
-    if not args.description.strip():
-        raise _error("a description is required: what the skill does and when to use it")
-    skill = store.add(new_skill(args.name, args.description.strip(), args.template),
-                      note=f"created from the {TEMPLATES[args.template].label.lower()} template")
+    try:
+        skill = create_skill(_store(args), args.name, args.description, args.template).skill
+    except (CreateRefused, AlreadyExists) as e:
+        raise _error(str(e)) from None
     print(f"created {skill.name} (version {skill.version}, {len(skill.files)} file(s) beside SKILL.md)")
     return 0
 
@@ -45,6 +42,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 def cmd_save(args: argparse.Namespace) -> int:
     from skill_studio.core.format.fields import to_skill
     from skill_studio.core.format.skillmd import parse_document
+    from skill_studio.core.ops.skills import save_skill
     from skill_studio.core.store import VersionConflict
 
     store = _store(args)
@@ -55,24 +53,26 @@ def cmd_save(args: argparse.Namespace) -> int:
                      source_path=current.source_path)
     expected = args.expect_version if args.expect_version is not None else current.version
     try:
-        saved = store.update(args.name, skill, expected, note=args.note or "edited")
+        saved = save_skill(store, args.name, skill, expected, note=args.note or "edited").skill
     except VersionConflict as e:
         raise _error(f"{e}; nothing was saved (see: skill-studio diff {args.name})", 1) from None
     if saved.version == current.version:
         print(f"{saved.name}: unchanged (version {saved.version})")
+    elif saved.name != current.name:
+        print(f"{current.name}: renamed to {saved.name}, saved as version {saved.version}")
     else:
         print(f"{saved.name}: saved as version {saved.version}")
     return 0
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from skill_studio.cli import _emit_json
+    from skill_studio.cli.common import emit_json
 
     versions = _store(args).versions(args.name)
     if not versions:
         raise _error(f'no history for "{args.name}"', 1)
     if args.json:
-        _emit_json([v.__dict__ for v in versions])
+        emit_json([v.__dict__ for v in versions])
         return 0
     for v in versions:
         print(f"v{v.version:<4} {v.created_at}  {v.author:<12} {v.note}")
@@ -95,9 +95,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
+    from skill_studio.core.ops.skills import restore_version
+
     store = _store(args)
     current = store.get(args.name, with_files=False)
-    restored = store.restore(args.name, args.version, current.version)
+    restored = restore_version(store, args.name, args.version, current.version).skill
     print(f"{args.name}: version {args.version} restored as version {restored.version}")
     return 0
 

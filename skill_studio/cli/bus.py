@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 
 
 def _store(args: argparse.Namespace):
-    from skill_studio.cli import _open_store
+    from skill_studio.cli.common import open_store
 
-    return _open_store(args)
+    return open_store(args)
 
 
 def _invalid(e) -> int:
@@ -30,7 +30,7 @@ def _invalid(e) -> int:
 
 
 def _json_arg(text: str, what: str) -> Any:
-    from skill_studio.cli import CliError
+    from skill_studio.cli.common import CliError
 
     try:
         return json.loads(text)
@@ -45,7 +45,7 @@ _DATA_PARAMS = ("arguments", "payload")
 
 def _params(items: list[str]) -> dict[str, Any]:
     """``k=v`` pairs; the value of arguments or payload is read as JSON when it starts with { or [."""
-    from skill_studio.cli import CliError
+    from skill_studio.cli.common import CliError
 
     out: dict[str, Any] = {}
     for item in items:
@@ -59,7 +59,7 @@ def _params(items: list[str]) -> dict[str, Any]:
 
 
 def _conditions(items: list[str]):
-    from skill_studio.cli import CliError
+    from skill_studio.cli.common import CliError
     from skill_studio.core.bus.dispatch import Condition
 
     out = []
@@ -82,13 +82,13 @@ def _describe(b: Binding) -> str:
 # --- bindings -------------------------------------------------------------------
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from skill_studio.cli import _emit_json
+    from skill_studio.cli.common import emit_json
     from skill_studio.core.bus.dispatch import binding_json
 
     with _store(args) as store:
         found = store.bindings(skill=args.skill, event_type=args.event)
     if args.json:
-        _emit_json([binding_json(b) for b in found])
+        emit_json([binding_json(b) for b in found])
         return 0
     for b in found:
         print(_describe(b))
@@ -218,7 +218,7 @@ def _print_dispatched(d: Dispatched, indent: str = "") -> None:
 
 
 def cmd_dispatch(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _emit_json
+    from skill_studio.cli.common import CliError, emit_json
     from skill_studio.core.bus.dispatch import dispatch, dispatched_json
     from skill_studio.core.health import scores
 
@@ -233,7 +233,7 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
     with _store(args) as store:
         d = dispatch(store, args.event_type, payload, now, record=not args.dry_run)
     if args.json:
-        _emit_json(dispatched_json(d))
+        emit_json(dispatched_json(d))
     else:
         _print_dispatched(d)
         if not d.outcomes:
@@ -244,12 +244,12 @@ def cmd_dispatch(args: argparse.Namespace) -> int:
 def cmd_events(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from skill_studio.cli import _emit_json
+    from skill_studio.cli.common import emit_json
 
     with _store(args) as store:
         found = store.events(args.limit, event_type=args.type, text=args.search)
     if args.json:
-        _emit_json([asdict(e) for e in found])
+        emit_json([asdict(e) for e in found])
         return 0
     for e in found:
         state = "ok" if e.ok else "FAIL"

@@ -14,16 +14,16 @@ if TYPE_CHECKING:  # networkx is imported only by the commands that need it
 
 
 def _graph(args: argparse.Namespace) -> tuple[SkillGraph, str]:
-    from skill_studio.cli import _open_store
+    from skill_studio.cli.common import open_store
     from skill_studio.core.graph.dependencies import SkillGraph
 
-    with _open_store(args) as store:
+    with open_store(args) as store:
         return SkillGraph.from_store(store), str(store.path)
 
 
 def _check(g: SkillGraph, name: str, where: str, *, ghosts: bool = False) -> None:
     """Unknown names (and, unless ``ghosts``, names only referred to) are a one-line error."""
-    from skill_studio.cli import CliError
+    from skill_studio.cli.common import CliError
 
     if name not in g or (g.node(name).missing and not ghosts):
         raise CliError(f'no skill named "{name}" in {where}', 1)
@@ -34,7 +34,7 @@ def _label(g: SkillGraph, name: str) -> str:
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _emit_json
+    from skill_studio.cli.common import CliError, emit_json
     from skill_studio.core.graph.dependencies import to_dot, to_json, write_graphml
 
     g, where = _graph(args)
@@ -48,7 +48,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
         # Every problem that touches the part shown, found in the whole graph (a cycle may leave it).
         problems = [p for p in whole.problems() if any(s in g for s in p.skills)]
         if args.json or args.format == "json":
-            _emit_json([{"kind": p.kind, "severity": p.severity, "skills": list(p.skills),
+            emit_json([{"kind": p.kind, "severity": p.severity, "skills": list(p.skills),
                          "message": p.message} for p in problems])
         else:
             for p in problems:
@@ -58,7 +58,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
         return 1 if any(p.severity == "error" for p in problems) else 0
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        _emit_json(to_json(g))
+        emit_json(to_json(g))
     elif fmt == "dot":
         sys.stdout.write(to_dot(g))
     elif fmt == "graphml":
@@ -97,13 +97,13 @@ def _summary(g: SkillGraph, name: str | None, depth: int) -> None:
 
 
 def cmd_deps(args: argparse.Namespace) -> int:
-    from skill_studio.cli import _emit_json
+    from skill_studio.cli.common import emit_json
 
     g, where = _graph(args)
     _check(g, args.name, where)
     names = g.dependencies(args.name)
     if args.json:
-        _emit_json([{"name": n, "missing": g.node(n).missing} for n in names])
+        emit_json([{"name": n, "missing": g.node(n).missing} for n in names])
     else:
         for n in names:
             print(_label(g, n))
@@ -111,13 +111,13 @@ def cmd_deps(args: argparse.Namespace) -> int:
 
 
 def cmd_dependents(args: argparse.Namespace) -> int:
-    from skill_studio.cli import _emit_json
+    from skill_studio.cli.common import emit_json
 
     g, where = _graph(args)
     _check(g, args.name, where, ghosts=True)
     names = g.dependents(args.name)
     if args.json:
-        _emit_json(names)
+        emit_json(names)
     else:
         for n in names:
             print(n)
@@ -125,7 +125,7 @@ def cmd_dependents(args: argparse.Namespace) -> int:
 
 
 def cmd_load_order(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _emit_json
+    from skill_studio.cli.common import CliError, emit_json
     from skill_studio.core.graph.dependencies import CycleError
 
     g, where = _graph(args)
@@ -136,7 +136,7 @@ def cmd_load_order(args: argparse.Namespace) -> int:
     except CycleError as e:
         raise CliError(f"no load order: {e}", 1) from None
     if args.json:
-        _emit_json([{"name": n, "missing": g.node(n).missing} for n in order])
+        emit_json([{"name": n, "missing": g.node(n).missing} for n in order])
     else:
         for n in order:
             print(_label(g, n))

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 
 def _store(args: argparse.Namespace):
-    from skill_studio.cli import _open_store
+    from skill_studio.cli.common import open_store
 
-    return _open_store(args)
+    return open_store(args)
 
 
 def _progress(stage: str, done: int, total: int) -> None:
@@ -20,7 +20,7 @@ def _progress(stage: str, done: int, total: int) -> None:
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    from skill_studio.cli import _emit_json
+    from skill_studio.cli.common import emit_json
     from skill_studio.core.health import checks as health
 
     store = _store(args)
@@ -34,7 +34,7 @@ def cmd_health(args: argparse.Namespace) -> int:
     if args.json:
         data = health.as_json(result)
         data["applied"], data["refused"] = applied, refused
-        _emit_json(data)
+        emit_json(data)
         return 0
     s = result.summary
     print(f"health run {result.run_id}: {s['skills']} skills — "
@@ -60,7 +60,7 @@ def cmd_use(args: argparse.Namespace) -> int:
 
 
 def cmd_duplicates(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _emit_json
+    from skill_studio.cli.common import CliError, emit_json
     from skill_studio.core.health.similarity import SimilarityIndex
 
     store = _store(args)
@@ -76,7 +76,7 @@ def cmd_duplicates(args: argparse.Namespace) -> int:
     index.refresh(parallel=True)
     pairs = index.near_duplicates(args.threshold)
     if args.json:
-        _emit_json([{"a": p.a, "b": p.b, "similarity": round(p.similarity, 4)} for p in pairs])
+        emit_json([{"a": p.a, "b": p.b, "similarity": round(p.similarity, 4)} for p in pairs])
         return 0
     for p in pairs:
         print(f"{p.similarity:.3f}  {p.a}  ~  {p.b}")

@@ -26,10 +26,10 @@ def _print_report(r) -> bool:
 
 
 def cmd_link(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _open_store
+    from skill_studio.cli.common import CliError, open_store
     from skill_studio.core.library import linked
 
-    store = _open_store(args)
+    store = open_store(args)
     try:
         report = linked.link(store, args.folder)
     except linked.LinkError as e:
@@ -40,10 +40,10 @@ def cmd_link(args: argparse.Namespace) -> int:
 
 
 def cmd_unlink(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _open_store
+    from skill_studio.cli.common import CliError, open_store
     from skill_studio.core.library import linked
 
-    store = _open_store(args)
+    store = open_store(args)
     try:
         linked.unlink(store, args.folder)
     except linked.LinkError as e:
@@ -55,10 +55,10 @@ def cmd_unlink(args: argparse.Namespace) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _open_store
+    from skill_studio.cli.common import CliError, open_store
     from skill_studio.core.library import linked
 
-    store = _open_store(args)
+    store = open_store(args)
     try:
         if not linked.linked_folders(store):
             print("no folder is linked to this store (skill-studio link DIR)")

@@ -11,9 +11,9 @@ from skill_studio.core.review.lifecycle import MOVES
 
 
 def _store(args: argparse.Namespace):
-    from skill_studio.cli import _open_store
+    from skill_studio.cli.common import open_store
 
-    return _open_store(args)
+    return open_store(args)
 
 
 def _author(args: argparse.Namespace) -> str | None:
@@ -21,9 +21,9 @@ def _author(args: argparse.Namespace) -> str | None:
 
 
 def cmd_move(args: argparse.Namespace) -> int:
-    from skill_studio.core.review.lifecycle import move
+    from skill_studio.core.ops.review import move_skill
 
-    change = move(_store(args), args.name, args.command, args.reason, author=_author(args))
+    change = move_skill(_store(args), args.name, args.command, args.reason, author=_author(args)).change
     before, after = change.before[args.name], change.after[args.name]
     extra = f", trust {after.trust_tier.stars}" if after.trust_tier != before.trust_tier else ""
     print(f"{args.name}: {before.lifecycle.value} → {after.lifecycle.value}{extra}")
@@ -31,24 +31,27 @@ def cmd_move(args: argparse.Namespace) -> int:
 
 
 def cmd_trust(args: argparse.Namespace) -> int:
-    from skill_studio.core.review.lifecycle import set_trust
+    from skill_studio.core.ops.review import set_trust
 
-    change = set_trust(_store(args), args.name, args.tier, args.reason or "", author=_author(args))
+    change = set_trust(_store(args), args.name, args.tier, args.reason or "", author=_author(args)).change
     after = change.after[args.name]
     print(f"{args.name}: trust {after.trust_tier.stars} {after.trust_tier.label}")
     return 0
 
 
 def cmd_pin(args: argparse.Namespace) -> int:
-    from skill_studio.core.review.lifecycle import set_pinned
+    from skill_studio.core.ops.review import set_pinned
 
-    set_pinned(_store(args), args.name, args.command == "pin", args.reason or "", author=_author(args))
+    done = set_pinned(_store(args), [args.name], args.command == "pin", args.reason or "", author=_author(args))
+    if done.refused:
+        raise next(iter(done.refused.values()))
     print(f"{args.name}: {'pinned' if args.command == 'pin' else 'unpinned'}")
     return 0
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from skill_studio.core.review.merge import merge, merge_preview
+    from skill_studio.core.ops.review import merge_skills
+    from skill_studio.core.review.merge import merge_preview
 
     store = _store(args)
     preview = merge_preview(store, args.target, args.source)
@@ -64,27 +67,31 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: nothing was written")
         return 0
-    change = merge(store, args.target, args.source, author=_author(args))
+    change = merge_skills(store, args.target, args.source, author=_author(args)).change
     print(f'merged: "{args.target}" is now version {change.after[args.target].version}')
     return 0
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    from skill_studio.core.review.lifecycle import delete
+    from skill_studio.cli.common import CliError
+    from skill_studio.core.ops.skills import delete_skills
 
-    delete(_store(args), args.name, args.reason or "", author=_author(args))
-    print(f"{args.name}: deleted (its history and audit are kept)")
+    done = delete_skills(_store(args), args.names, reason=args.reason or "", author=_author(args))
+    for name in done.change.before:
+        print(f"{name}: deleted (its history and audit are kept)")
+    if done.refused:
+        raise CliError("; ".join(str(e) for e in done.refused.values()), 1)
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from skill_studio.cli import _emit_json
+    from skill_studio.cli.common import emit_json
 
     entries = _store(args).audit_log(args.skill, limit=args.limit)
     if args.action:
         entries = [e for e in entries if e.action == args.action or e.action.startswith(args.action + ":")]
     if args.json:
-        _emit_json([e.__dict__ for e in entries])
+        emit_json([e.__dict__ for e in entries])
     elif args.csv:
         out = csv.writer(sys.stdout)
         out.writerow(["at", "actor", "skill", "action", "from", "to", "reason"])
@@ -124,8 +131,8 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     m.add_argument("source")
     m.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
     m.add_argument("--as", dest="as_", metavar="REVIEWER")
-    d = add("delete", "delete a skill (refused while others depend on it)", cmd_delete, False)
-    d.add_argument("name")
+    d = add("delete", "delete skills (one that a skill not named depends on is refused)", cmd_delete, False)
+    d.add_argument("names", nargs="+", metavar="NAME")
     d.add_argument("--reason", "-r")
     d.add_argument("--as", dest="as_", metavar="REVIEWER")
     a = add("audit", "the audit log: who changed what, when and why", cmd_audit)

@@ -15,9 +15,9 @@ def _interrupt(*_args) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from skill_studio.api.server import ApiServer
-    from skill_studio.cli import CliError, _open_store
+    from skill_studio.cli.common import CliError, open_store
 
-    store = _open_store(args)
+    store = open_store(args)
     try:
         server = ApiServer(store, args.port, quiet=args.quiet)
     except OSError as e:
@@ -40,11 +40,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from skill_studio.cli import CliError, _get, _open_store
+    from skill_studio.cli.common import CliError, get_skill, open_store
     from skill_studio.core.runtime import script_run
 
-    with _open_store(args) as store:
-        skill = _get(store, args.name)
+    with open_store(args) as store:
+        skill = get_skill(store, args.name)
     question = script_run.trust_question(skill)
     if question and not args.yes:
         if not sys.stdin.isatty():

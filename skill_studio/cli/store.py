@@ -16,7 +16,7 @@ def store_path(args: argparse.Namespace) -> Path:
 
 
 def cmd_rescue(args: argparse.Namespace) -> int:
-    from skill_studio.cli import _emit_json
+    from skill_studio.cli.common import emit_json
     from skill_studio.core.store.rescue import rescue
 
     def progress(done: int, total: int) -> None:
@@ -29,7 +29,7 @@ def cmd_rescue(args: argparse.Namespace) -> int:
     if args.json:
         from dataclasses import asdict
 
-        _emit_json(asdict(report))
+        emit_json(asdict(report))
     else:
         for problem in report.damage:
             print(f"damage: {problem}")

@@ -6,6 +6,7 @@ import errno
 import os
 import shutil
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from skill_studio.core.format import skillmd
@@ -302,6 +303,29 @@ def _key_line(doc: skillmd.SkillDocument, key: str) -> int:
 def skill_files_with_md(skill: Skill) -> list[SkillFile]:
     """The files of a skill, SKILL.md included, as they are written out."""
     return [SkillFile(skill.md_filename or "SKILL.md", skill.skill_md.encode("utf-8"), 0o644), *skill.files]
+
+
+class ExportClash(FolderError):
+    """Skills that would be written to one folder (names equal but for case): nothing is written."""
+
+    def __init__(self, groups: list[list[str]]):
+        def clash(group: list[str]) -> str:
+            names = [f'"{n}"' for n in group]
+            return (f"{', '.join(names[:-1])} and {names[-1]} would "
+                    f"{'both' if len(names) == 2 else 'all'} be written to one folder")
+
+        super().__init__("; ".join(map(clash, groups)) + " (names that differ only in case share a folder on "
+                         "macOS and Windows); export them to different places")
+        self.groups = groups
+
+
+def folder_clashes(skills: Iterable[Skill]) -> list[list[str]]:
+    """The names of skills that would be written to the same folder in one place (the folder name
+    compared without case, as macOS and Windows do), one list per folder; empty when none clash."""
+    by_folder: dict[str, list[str]] = {}
+    for skill in skills:
+        by_folder.setdefault((skill.folder_name or skill.name).casefold(), []).append(skill.name)
+    return [group for group in by_folder.values() if len(group) > 1]
 
 
 def export_folder(skill: Skill, dest_dir: str | os.PathLike) -> Path:

@@ -22,9 +22,10 @@ from PySide6.QtWidgets import (
 
 from skill_studio.core.format.strict import MAX_DESCRIPTION_LENGTH
 from skill_studio.core.format.templates import TEMPLATES, name_problem
-from skill_studio.core.format.templates import new_skill as new_skill_from_template
-from skill_studio.core.library.folders import FolderError, export_archive, export_folder
-from skill_studio.core.store import NotFound, Store, StoreError
+from skill_studio.core.ops.library import ExportClash, export_plan
+from skill_studio.core.ops.library import export_skills as export_ops
+from skill_studio.core.ops.skills import create_skill, description_problem, new_name_problem
+from skill_studio.core.store import Store, StoreError
 from skill_studio.ui.library.import_flow import ShowMessage
 from skill_studio.ui.safe_text import warning
 from skill_studio.ui.theme import current_tokens
@@ -34,50 +35,36 @@ def export_skills(parent: QWidget | None, store: Store, names: Sequence[str], de
                   as_zip: bool = False, *, show_message: ShowMessage = warning) -> list[str]:
     """Write each named skill into ``dest`` as a folder (or a .zip); returns the paths written.
 
-    Asks for the folder when ``dest`` is None (nothing is written if the user
-    cancels). Refuses the whole export when two skills would be written to the
-    same folder name. A skill that fails is named with the reason; the others
-    are still written.
+    Asks for the folder when ``dest`` is None (nothing is written if the user cancels). The
+    export's rules are :func:`skill_studio.core.ops.library.export_skills`': refused whole when two
+    skills would be written to one folder; a skill that fails is named with the reason.
     """
-    errors: list[str] = []
-    skills = []
-    for name in dict.fromkeys(names):
-        try:
-            skills.append(store.get(name))
-        except NotFound:
-            errors.append(f'"{name}": no such skill in the store')
-    by_folder: dict[str, list[str]] = {}
-    for skill in skills:
-        by_folder.setdefault((skill.folder_name or skill.name).casefold(), []).append(skill.name)
-    clashes = [group for group in by_folder.values() if len(group) > 1]
-    if clashes:
-        lines = [f"• {', '.join(group)}" for group in clashes]
+    try:
+        skills, missing = export_plan(store, names)
+    except ExportClash as e:
+        lines = [f"• {', '.join(group)}" for group in e.groups]
         show_message(parent, "Export refused",
                      "These skills would be written to the same folder name; export them separately:\n\n"
                      + "\n".join(lines))
         return []
-    if not skills and not errors:
-        return []
-    if skills and dest is None:
-        dest = QFileDialog.getExistingDirectory(parent, "Export skills to folder")
-        if not dest:
-            return []
-    written: list[str] = []
-    QApplication.setOverrideCursor(Qt.WaitCursor)
-    try:
-        for skill in skills:
-            try:
-                path = export_archive(skill, dest) if as_zip else export_folder(skill, dest)
-            except (FolderError, OSError, ValueError) as e:
-                errors.append(f'"{skill.name}": {e}')
-            else:
-                written.append(str(path))
-    finally:
-        QApplication.restoreOverrideCursor()
-    if errors:
-        show_message(parent, "Export problems",
-                     f"{len(errors)} skill(s) could not be exported:\n\n" + "\n".join(errors))
-    return written
+    exported = None
+    if skills:
+        if dest is None:
+            dest = QFileDialog.getExistingDirectory(parent, "Export skills to folder")
+            if not dest:
+                return []
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            exported = export_ops(store, [s.name for s in skills], dest, as_zip=as_zip)
+        except ExportClash:   # renamed meanwhile: nothing was written
+            exported = None
+        finally:
+            QApplication.restoreOverrideCursor()
+    failed = {**missing, **(exported.failed if exported else {})}
+    if failed:
+        show_message(parent, "Export problems", f"{len(failed)} skill(s) could not be exported:\n\n"
+                     + "\n".join(f'"{name}": {why}' for name, why in failed.items()))
+    return [str(path) for _name, path in exported.written] if exported else []
 
 
 # --- new skill ------------------------------------------------------------------
@@ -170,7 +157,7 @@ class NewSkillDialog(QDialog):
 
     @Slot()
     def _check(self) -> None:
-        problem = name_problem(self.name(), self._store)
+        problem = new_name_problem(self._store, self.name())
         self.folder_label.setText(f"{self.name() or 'name'}/  (the folder follows the name)")
         if problem is None:
             self.name_message.setText("✓ Name is free")
@@ -180,10 +167,11 @@ class NewSkillDialog(QDialog):
             # Before anything is typed the hint is advice, not an error.
             self.name_message.setStyleSheet(self._muted_style if not self.name_edit.text() else self._error_style)
         n = len(self.description())
-        too_long = n > MAX_DESCRIPTION_LENGTH
+        described = description_problem(self.description()) is None
         self.counter.setText(f"{n} / {MAX_DESCRIPTION_LENGTH}" + ("  (required)" if n == 0 else ""))
-        self.counter.setStyleSheet(self._error_style if too_long else self._muted_style)
-        self.ok_button.setEnabled(problem is None and 0 < n <= MAX_DESCRIPTION_LENGTH)
+        self.counter.setStyleSheet(self._error_style if n and not described else self._muted_style)
+        self.counter.setToolTip(description_problem(self.description()) or "")
+        self.ok_button.setEnabled(problem is None and described)
         self.error_label.hide()
 
     def accept(self) -> None:
@@ -191,9 +179,8 @@ class NewSkillDialog(QDialog):
             return
         name = self.name()
         try:
-            self._store.add(new_skill_from_template(name, self.description(), self.template()),
-                            note=f"created from the {TEMPLATES[self.template()].label.lower()} template")
-        except (StoreError, ValueError) as e:  # SkillParseError is a ValueError
+            create_skill(self._store, name, self.description(), self.template())
+        except (StoreError, ValueError) as e:  # the rules (CreateRefused is a ValueError), a store error
             self.error_label.setText(f"Could not create the skill: {e}")
             self.error_label.show()
             return
@@ -208,3 +195,6 @@ def new_skill(parent: QWidget | None, store: Store) -> str | None:
         return dialog.created_name() if dialog.exec() == QDialog.Accepted else None
     finally:
         dialog.deleteLater()
+
+
+__all__ = ["NewSkillDialog", "export_skills", "name_problem", "new_skill"]

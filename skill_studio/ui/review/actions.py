@@ -11,7 +11,9 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QInputDialog, QLabel, QVBoxLayout, QWidget
 
-from skill_studio.core.review import lifecycle
+from skill_studio.core.ops import review as ops
+from skill_studio.core.ops.review import Outcome, outcome
+from skill_studio.core.ops.skills import delete_skills
 from skill_studio.core.review.lifecycle import MOVES, Change, UndoStack
 from skill_studio.core.store import DependentsExist, Store, StoreError
 from skill_studio.ui.safe_text import literal
@@ -38,18 +40,10 @@ def _ask_reason(parent: QWidget | None, title: str, prompt: str) -> str | None:
     return text if ok else None
 
 
-def _join(changes: list[Change], label: str) -> Change:
-    """Several changes as one undo step."""
-    out = Change(label)
-    for c in changes:
-        out.add(c)
-    return out
-
-
 class ReviewActions(QObject):
-    """Performs review operations for a window; ``changed(names)`` after each, for the views."""
+    """Performs review operations for a window; ``changed(ChangeSet)`` once after each, for the views."""
 
-    changed = Signal(list)          # names of the skills that changed
+    changed = Signal(object)        # the ChangeSet of the operation just done
     revealRequested = Signal(str)   # a skill named in a message was clicked
     undoChanged = Signal()          # what undo/redo would do changed
 
@@ -84,11 +78,11 @@ class ReviewActions(QObject):
         finally:
             dialog.deleteLater()
 
-    def _record(self, change: Change) -> Change:
-        self.undo_stack.push(change)
+    def _record(self, done: Outcome) -> Change:
+        self.undo_stack.push(done.change)
         self.undoChanged.emit()
-        self.changed.emit(change.names)
-        return change
+        self.changed.emit(done.changes)
+        return done.change
 
     # --- operations -----------------------------------------------------------
 
@@ -106,35 +100,36 @@ class ReviewActions(QObject):
         if not reason.strip():
             self.tell(f"{title}: not done", "A reason is required; it is kept in the audit log.")
             return []
-        done, refused = [], []
-        for name in names:
-            try:
-                done.append(lifecycle.move(self.store, name, action, reason, author=self.reviewer()))
-            except (StoreError, ValueError) as e:
-                refused.append(html.escape(str(e)))
-        if done:
-            self._record(done[0] if len(done) == 1 else _join(done, f"{title} {len(done)} skills"))
-        if refused:
-            self.tell(f"{title}: {len(refused)} not moved", "<br><br>".join(refused))
-        return [name for c in done for name in c.after]
+        try:
+            done = ops.move_skills(self.store, names, action, reason, author=self.reviewer())
+        except (StoreError, ValueError) as e:
+            self.tell(f"{title}: not done", html.escape(str(e)))
+            return []
+        if done.change.after:
+            self._record(done)
+        if done.refused:
+            self.tell(f"{title}: {len(done.refused)} not moved",
+                      "<br><br>".join(html.escape(str(e)) for e in done.refused.values()))
+        return list(done.change.after)
 
     def set_trust(self, name: str, tier: int) -> bool:
         try:
-            self._record(lifecycle.set_trust(self.store, name, tier, author=self.reviewer()))
+            self._record(ops.set_trust(self.store, name, tier, author=self.reviewer()))
         except StoreError as e:
             self.tell("Trust not changed", html.escape(str(e)))
             return False
         return True
 
     def set_pinned(self, names: list[str], pinned: bool) -> None:
-        changes = []
-        for name in names:
-            try:
-                changes.append(lifecycle.set_pinned(self.store, name, pinned, author=self.reviewer()))
-            except StoreError as e:
-                self.tell("Not changed", html.escape(str(e)))
-        if changes:
-            self._record(changes[0] if len(changes) == 1 else _join(changes, f"Pin {len(changes)} skills"))
+        try:
+            done = ops.set_pinned(self.store, names, pinned, author=self.reviewer())
+        except StoreError as e:
+            self.tell("Not changed", html.escape(str(e)))
+            return
+        if done.change.after:
+            self._record(done)
+        for e in done.refused.values():
+            self.tell("Not changed", html.escape(str(e)))
 
     def delete(self, names: list[str]) -> list[str]:
         """Delete after asking; refusals list the blocking dependents as links."""
@@ -148,24 +143,16 @@ class ReviewActions(QObject):
                                                        "\n\nReason (optional):")
         if reason is None:
             return []
-        done, refused, pending = [], {}, list(names)
-        while pending:  # skills whose only dependents are deleted here go too
-            refused = {}
-            for name in pending:
-                try:
-                    done.append(lifecycle.delete(self.store, name, reason, author=self.reviewer()))
-                except DependentsExist as e:
-                    refused[name] = e
-                except StoreError as e:
-                    refused[name] = e
-            if len(refused) == len(pending):
-                break
-            pending = list(refused)
-        if done:
-            self._record(done[0] if len(done) == 1 else _join(done, f"Delete {len(done)} skills"))
-        if refused:
+        try:
+            done = delete_skills(self.store, names, reason=reason, author=self.reviewer())
+        except StoreError as e:
+            self.tell("Not deleted", html.escape(str(e)))
+            return []
+        if done.change.before:
+            self._record(done)
+        if done.refused:
             lines = []
-            for name, e in refused.items():
+            for name, e in done.refused.items():
                 if isinstance(e, DependentsExist):
                     links = ", ".join(f'<a href="skill:{html.escape(d)}">{html.escape(d)}</a>' for d in e.dependents)
                     lines.append(f"<b>{html.escape(name)}</b> is needed by {links}")
@@ -173,43 +160,45 @@ class ReviewActions(QObject):
                     lines.append(html.escape(str(e)))
             self.tell("Not deleted", "These skills were not deleted:<br><br>" + "<br>".join(lines)
                       + "<br><br>Change or delete the skills that need them first.")
-        return [n for c in done for n in c.before]
+        return list(done.change.before)
 
     def merge(self, source: str | None = None, target: str | None = None) -> Change | None:
-        from skill_studio.core.review.merge import merge
         from skill_studio.ui.review.merge_dialog import MergeDialog
 
         dialog = MergeDialog(self.store, target=target, source=source, parent=self.window)
-        dialog.do_merge = lambda t, s: merge(self.store, t, s, author=self.reviewer())
+        dialog.do_merge = self._merge
         try:
             if dialog.exec() and dialog.change is not None:
-                return self._record(dialog.change)
+                return self._record(outcome(dialog.change))
         finally:
             dialog.deleteLater()
         return None
 
+    def _merge(self, target: str, source: str) -> Change:
+        return ops.merge_skills(self.store, target, source, author=self.reviewer()).change
+
     def record(self, change: Change) -> Change:
-        """Put an operation done elsewhere (e.g. a merge dialog) on the undo stack."""
-        return self._record(change)
+        """Put an operation done elsewhere (a health plan, an import's merges) on the undo stack."""
+        return self._record(outcome(change))
 
     # --- undo -----------------------------------------------------------------
 
     def undo(self) -> None:
-        self._step(self.undo_stack.undo, "Undo")
+        self._step(ops.undo, "Undo")
 
     def redo(self) -> None:
-        self._step(self.undo_stack.redo, "Redo")
+        self._step(ops.redo, "Redo")
 
-    def _step(self, do, what: str) -> None:
+    def _step(self, do: Callable[..., Outcome], what: str) -> None:
         try:
-            change = do(author=self.reviewer())
+            done = do(self.undo_stack, author=self.reviewer())
         except IndexError:
             return
         except StoreError as e:  # e.g. somebody else changed the skill meanwhile
             self.tell(f"{what} failed", html.escape(str(e)))
             return
         self.undoChanged.emit()
-        self.changed.emit(change.names)
+        self.changed.emit(done.changes)
 
 
 __all__ = ["MOVES", "MOVE_TEXT", "ReviewActions", "default_reviewer"]
