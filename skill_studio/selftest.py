@@ -101,7 +101,7 @@ def run(out=sys.stdout) -> int:
         def graph() -> str:
             w, app = state["window"], state["app"]
             w.actions["show_graph"].trigger()
-            view = w.graph.view
+            view = w.feature("graph").view
             _wait(app, lambda: len(view.scene.nodes) > 0, "the graph layout")
             return f"{len(view.scene.nodes)} skills laid out"
 

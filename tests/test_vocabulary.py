@@ -96,3 +96,27 @@ def test_the_filter_tabs_offer_every_state_in_order():
     from skill_studio.ui.library.filter_bar import TABS
 
     assert [value for value, _label in TABS[1:]] == [s.value for s in LIFECYCLE_ORDER]
+
+
+def test_every_severity_has_its_mark_in_both_themes():
+    from skill_studio.core.format.diagnostics import Severity
+    from skill_studio.ui import theme
+
+    for dark in (False, True):
+        assert set(theme.SEVERITY_MARKS[dark]) == {s.value for s in Severity}
+        assert set(theme.DIFF_COLOURS[dark]) == set(theme.DIFF_COLOURS[not dark])
+        assert set(theme.SYNTAX_COLOURS[dark]) == set(theme.SYNTAX_COLOURS[not dark])
+
+
+COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|\bQt\.(?:red|green|blue|yellow|black|white|gray|darkGray)\b"
+                    r"|QColor\(\s*\"(?:red|green|blue|orange|grey|gray|black|white)\"")
+
+
+def test_colours_are_written_only_in_the_theme():
+    from pathlib import Path
+
+    ui = Path(__file__).resolve().parent.parent / "skill_studio" / "ui"
+    found = [f"{path.relative_to(ui)}:{n}: {line.strip()}"
+             for path in ui.rglob("*.py") if path.name != "theme.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if COLOUR.search(line)]
+    assert not found, "colours outside ui/theme.py:\n" + "\n".join(found)

@@ -28,6 +28,38 @@ ON_FILL = "#ffffff"
 LIFECYCLE_COLORS: dict[Lifecycle, str] = {s: ROLE_FILLS[t.colour_role] for s, t in LIFECYCLE_TERMS.items()}
 
 
+#: Marks of a finding's severity (icons, squiggles, gutter dots), the same in every view, by theme (dark?).
+SEVERITY_MARKS: dict[bool, dict[str, str]] = {
+    False: {"error": "#d32f2f", "warning": "#c98a00", "info": "#1e6fd9"},
+    True: {"error": "#ef5350", "warning": "#f2c14e", "info": "#64a8f5"},
+}
+
+#: Rows and changed words of a side-by-side diff, by theme (dark?).
+DIFF_COLOURS: dict[bool, dict[str, str]] = {
+    False: {"removed": "#fde7e7", "added": "#e3f5e6", "removed_word": "#f5b5b5", "added_word": "#9fdcab",
+            "hunk": "#e6ecfb"},
+    True: {"removed": "#4b2a2e", "added": "#23402c", "removed_word": "#8a3a42", "added_word": "#2f7345",
+           "hunk": "#2b3552"},
+}
+
+#: Syntax colours of the editors by role, by theme (dark?); "code_back" is behind inline code.
+SYNTAX_COLOURS: dict[bool, dict[str, str]] = {
+    False: {
+        "keyword": "#7c3aed", "string": "#1a7f37", "comment": "#6e7781", "number": "#b35900",
+        "function": "#0550ae", "builtin": "#0a7c86", "operator": "#6b4f00", "variable": "#953800",
+        "key": "#0550ae", "punct": "#6e7781", "heading": "#1f4fbf", "code": "#a3214f",
+        "code_back": "#f1f3f7", "link": "#3056d3", "url": "#6e7781", "quote": "#5b6475",
+        "marker": "#b35900", "html": "#8a93a3", "fence": "#8a6d00", "lang": "#8a6d00",
+    },
+    True: {
+        "keyword": "#c792ea", "string": "#a5d68a", "comment": "#8b93a3", "number": "#f5a86a",
+        "function": "#82aaff", "builtin": "#5fd0dc", "operator": "#d7c08a", "variable": "#f5a86a",
+        "key": "#82aaff", "punct": "#8b93a3", "heading": "#9ab8ff", "code": "#f29db4",
+        "code_back": "#30353f", "link": "#7aa2ff", "url": "#8b93a3", "quote": "#a3abba",
+        "marker": "#f5a86a", "html": "#7d8596", "fence": "#d9b65c", "lang": "#d9b65c",
+    },
+}
+
 @dataclass(frozen=True)
 class Tokens:
     """The colours every widget draws with; one set per theme."""

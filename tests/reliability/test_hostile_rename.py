@@ -27,7 +27,7 @@ def test_a_rename_to_a_bad_or_look_alike_name_is_refused(seeded_store, new_name,
 def test_a_plain_rename_still_works(seeded_store):
     session = EditSession(seeded_store, "security-review")
     text = session.base.skill_md.replace("name: security-review", "name: security-audit", 1)
-    assert session.save(text, session.base.files).name == "security-audit"
+    assert session.save(text, session.base.files).skill.name == "security-audit"
 
 
 _REFUSED = [("pdf-extr\u0430ct", 'reads like the skill "pdf-extract"'), ("release\u202enotes", "invisible character"),

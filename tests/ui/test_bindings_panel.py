@@ -13,6 +13,7 @@ from test_store import make
 
 from skill_studio.core.bus.dispatch import Binding, Condition
 from skill_studio.core.model import Lifecycle
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui import theme
 from skill_studio.ui.bindings.binding_dialog import BindingDialog
 from skill_studio.ui.bindings.bindings_panel import BindingsPanel
@@ -219,12 +220,12 @@ def window(qtbot, bus_store, tmp_path):
 
 def test_delete_in_the_panel_never_deletes_a_skill(window, qtbot, bus_store):
     deleted = []
-    window.review.actions.delete = lambda names, *a, **k: deleted.append(names)
+    window.feature("review").actions.delete = lambda names, *a, **k: deleted.append(names)
     window.browser.select_name("lint-fixer")
     window.actions["view_bindings"].trigger()
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=3000)
-    panel = window.bindings.panel
+    panel = window.feature("bindings").panel
     for widget in (panel.log.table, panel.simulator.results, panel.tabs.tabBar()):
         panel.tabs.setCurrentWidget(panel.log if widget is panel.log.table else panel.simulator)
         widget.setFocus()
@@ -237,28 +238,28 @@ def test_the_window_toggle_and_the_detail_panel(window, qtbot, bus_store):
     text = window.details.plain_text("bindings")
     assert "on file_changed → call_tool" in text and "on test_failed → inject_context" in text
     window.details.labels["bindings"].linkActivated.emit("bindings")      # "Show in the bindings panel"
-    panel = window.bindings.panel
-    assert window.bindings.is_shown() and window.actions["view_bindings"].isChecked()
+    panel = window.feature("bindings").panel
+    assert window.feature("bindings").is_shown() and window.actions["view_bindings"].isChecked()
     assert panel.filter.text() == "lint-fixer" and panel.model.rowCount() == 2
     window.grab().save(str(SCREENSHOTS / "bindings-window.png"))
     window.actions["view_cards"].trigger()
-    assert not window.bindings.is_shown() and window.browser.isVisible()
+    assert not window.feature("bindings").is_shown() and window.browser.isVisible()
     window.actions["view_bindings"].trigger()
-    assert window.bindings.is_shown()
+    assert window.feature("bindings").is_shown()
     panel.filter.clear()
     bus_store.add_binding(Binding("release-notes", "pr_opened", "invoke_skill"))   # changed elsewhere
-    window.storeChanged.emit()
+    window.publish(ChangeSet.outside())
     shown = [panel.model.binding_at(i).event_type for i in range(panel.model.rowCount())]
     assert "pr_opened" in shown and panel.status.text().startswith("Bus: 6 binding(s)")
 
 
 def test_deleting_a_skill_says_its_bindings_go_and_undo_brings_them_back(window, qtbot, bus_store):
     asked = []
-    window.review.actions.ask_reason = lambda parent, title, prompt: asked.append(prompt) or "replaced"
+    window.feature("review").actions.ask_reason = lambda parent, title, prompt: asked.append(prompt) or "replaced"
     window.actions["view_bindings"].trigger()
-    panel = window.bindings.panel
+    panel = window.feature("bindings").panel
     before = panel.model.rowCount()
-    assert window.review.actions.delete(["lint-fixer"]) == ["lint-fixer"]
+    assert window.feature("review").actions.delete(["lint-fixer"]) == ["lint-fixer"]
     assert "Its 2 bindings to events go with it; Undo puts them back." in asked[0]
     assert "lint-fixer" not in bus_store and panel.model.rowCount() == before - 2
     assert "Bus: 3 binding(s)" in panel.status.text()

@@ -9,9 +9,12 @@ from conftest import SCREENSHOTS
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Store
 from skill_studio.ui import theme
 from skill_studio.ui.designer.designer import DesignerWidget
+from skill_studio.ui.designer.saving import Outcome, Saver
+from skill_studio.ui.designer.session import EditSession
 from skill_studio.ui.settings import StudioSettings
 from skill_studio.ui.shell.main_window import MainWindow
 
@@ -147,24 +150,58 @@ def test_a_save_that_meets_another_change_is_never_written_over_silently(window,
                  theirs.version, note="from the command line")
     other.close()
     type_at_end(qtbot, designer, "\nMy line.\n")
-    seen = []
+    seen, emitted = [], []
     designer.resolve_conflict = lambda stored, mine: seen.append((stored, mine)) or choice
+    designer.saved.connect(emitted.append)
     result = designer.save()
     assert seen and "Their line." in seen[0][0] and "My line." in seen[0][1]
     stored = window.store.get(SKILL)
     if choice == "reload":
         assert not result and designer.text() == their_text and not designer.is_dirty()
+        assert emitted == []
     elif choice == "overwrite":
         assert result and "My line." in stored.skill_md and "Their line." not in stored.skill_md
         assert any("Their line." in window.store.version_text(SKILL, v.version)[0]
                    for v in window.store.versions(SKILL))  # theirs is kept in the history
+        assert [c.changed for c in emitted] == [{SKILL}]
     elif choice == "copy":
         assert result and stored.skill_md == their_text
         copy = window.store.get(f"{SKILL}-copy")
         assert "My line." in copy.skill_md and f"name: {SKILL}-copy" in copy.skill_md
         assert designer.session.name == f"{SKILL}-copy"
+        assert [(c.added, c.changed) for c in emitted] == [({f"{SKILL}-copy"}, set())]
     else:
         assert not result and stored.skill_md == their_text and designer.is_dirty()
+        assert emitted == []
+
+
+def test_each_write_to_the_store_is_announced_once_with_what_it_changed(window, designer, qtbot):
+    emitted = []
+    designer.saved.connect(emitted.append)
+    type_at_end(qtbot, designer, "\nOne more line.\n")
+    assert designer.save()
+    designer.editor.set_text_keeping_place(designer.text().replace(f"name: {SKILL}", "name: notes-for-release", 1))
+    assert designer.save()
+    designer.restore_version(1)
+    assert emitted == [ChangeSet.of(changed={SKILL}, label=f"Save {SKILL}"),
+                       ChangeSet.of(renamed=[(SKILL, "notes-for-release")],
+                                    label=f"Rename {SKILL} to notes-for-release"),
+                       ChangeSet.of(changed={"notes-for-release"},
+                                    label="Restore notes-for-release to version 1")]
+    assert designer.save()   # nothing to save: nothing written, nothing announced
+    assert len(emitted) == 3
+
+
+def test_a_rename_the_store_refuses_is_not_saved_and_says_why(window, designer):
+    told, emitted = [], []
+    designer.tell = lambda title, text: told.append(text)
+    designer.saved.connect(emitted.append)
+    look_alike = "pdf-extr\u0430ct"   # Cyrillic a
+    designer.editor.set_text_keeping_place(designer.text().replace(f"name: {SKILL}", f"name: {look_alike}", 1))
+    assert not designer.save()
+    assert len(told) == 1 and 'reads like the skill "pdf-extract"' in told[0]
+    assert emitted == [] and look_alike not in window.store and designer.is_dirty()
+    assert designer.session.name == SKILL
 
 
 def test_restore_an_old_version_from_the_history(window, designer, qtbot):
@@ -247,6 +284,15 @@ def test_an_edit_from_another_process_reloads_a_clean_designer(window, designer)
     other.update(SKILL, to_skill(parse_document(text), skill.folder_name, files=skill.files), skill.version)
     other.close()
     window.workspace.store_changed()
+    assert designer.text() == text and not designer.is_dirty()
+
+
+def test_a_change_set_about_other_skills_leaves_the_designer_as_it_is(window, designer):
+    before = designer.text()
+    text = _store_edit(window.store.path, SKILL, lambda t: t + "\nFrom elsewhere.\n")
+    designer.store_changed(ChangeSet.of(changed={"pdf-extract"}))
+    assert designer.text() == before
+    designer.store_changed(ChangeSet.of(changed={SKILL}))
     assert designer.text() == text and not designer.is_dirty()
 
 
@@ -427,3 +473,28 @@ def test_save_as_copy_of_a_builtin_opens_an_editable_copy(window):
     copy = window.workspace.current_designer()
     assert copy is not designer and copy.session.name == f"{builtin}-copy"
     assert not copy.session.read_only and copy.save_action.isEnabled() and copy.form.license_edit.isEnabled()
+
+
+def test_saving_needs_only_a_session_and_someone_to_ask(seeded_store):
+    class Author:
+        note: str | None = None
+        told: list[str] = []
+
+        def ask_note(self):
+            return self.note
+
+        def resolve_conflict(self, stored, mine):
+            return "overwrite"
+
+        def tell(self, title, text):
+            self.told.append(text)
+
+    author, session = Author(), EditSession(seeded_store, SKILL)
+    saver = Saver(session, author)
+    text = session.base.skill_md + "\nMine.\n"
+    assert saver.save(text, session.base.files) == Outcome()   # no note given: nothing written
+    author.note = ""
+    _store_edit(seeded_store.path, SKILL, lambda t: t + "\nTheirs.\n")
+    outcome = saver.save(text, session.base.files)             # meets theirs; the author overwrites
+    assert outcome.written and outcome.changes.changed == {SKILL} and not author.told
+    assert seeded_store.get(SKILL).skill_md == text

@@ -13,6 +13,7 @@ from skill_studio.ui.designer import editor as editor_module
 from skill_studio.ui.designer.editor import CodeEditor, LineNumberGutter, changed_span, utf16_len
 from skill_studio.ui.designer.find_bar import FindReplaceBar
 from skill_studio.ui.designer.highlighter import FENCE, FRONT, FileHighlighter, SkillHighlighter
+from skill_studio.ui.theme import SEVERITY_MARKS
 
 SKILL = """\
 ---
@@ -294,7 +295,8 @@ def test_diagnostics_underline_lines_and_explain_themselves(qtbot, shown):
     underlined = [s for s in shown.extraSelections()
                   if s.format.underlineStyle() == QTextCharFormat.WaveUnderline]
     assert sorted(s.cursor.blockNumber() for s in underlined) == [1, 1, 3]
-    assert {s.format.underlineColor().name() for s in underlined} >= {"#d32f2f", "#1565c0"}
+    marks = SEVERITY_MARKS[False]   # the same marks as the problems list's icons
+    assert {s.format.underlineColor().name() for s in underlined} >= {marks["error"], marks["info"]}
     assert shown.diagnostic_tooltip(2) == "Error: Name must be kebab-case\nWarning: Name is long"
     assert shown.diagnostic_tooltip(999) == "" and shown.diagnostic_tooltip(3) == ""
 

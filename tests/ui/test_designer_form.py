@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QWidget
 from skill_studio.core.format.skillmd import parse_document
 from skill_studio.core.model import SkillFile
 from skill_studio.ui import theme
-from skill_studio.ui.designer.files_panel import MAX_FILE_BYTES, FilesPanel, check_path
+from skill_studio.ui.designer.file_rules import MAX_FILE_BYTES, check_path
+from skill_studio.ui.designer.files_panel import FilesPanel
 from skill_studio.ui.designer.metadata_form import DEBOUNCE_MS, MetadataForm
 from skill_studio.ui.designer.steps_editor import BODY_NOTE, StepsEditor
 

@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QApplication
 from skill_studio.core.render.html import stylesheet
 from skill_studio.ui import theme
 from skill_studio.ui.designer import preview
-from skill_studio.ui.designer.preview import EMPTY_HINT, PreviewPane, SourceMap, skill_path
+from skill_studio.ui.designer.preview import EMPTY_HINT, PreviewPane, SourceMap
+from skill_studio.ui.designer.preview_files import skill_path
 
 IMAGE = QTextDocument.ResourceType.ImageResource.value
 

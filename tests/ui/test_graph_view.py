@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from test_store import make
 
 from skill_studio.core.model import Lifecycle
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui import theme
 from skill_studio.ui.graph.graph_canvas import LABEL_SCALE
 from skill_studio.ui.graph.graph_view import GraphView
@@ -162,12 +163,12 @@ def test_positions_are_kept_until_the_graph_changes(view, qtbot, graph_store, mo
     before = {n: item.pos() for n, item in view.scene.nodes.items()}
     s = graph_store.get("lint")   # a change that leaves the graph as it is
     graph_store.update("lint", skill("lint", conflicts=["format"]), s.version)
-    view.store_changed()
+    assert view.apply_changes(ChangeSet.of(changed={"lint"}))
     qtbot.waitUntil(lambda: not view.is_running(), timeout=10000)
     assert calls == [] and {n: item.pos() for n, item in view.scene.nodes.items()} == before
     s = graph_store.get("format")   # a new edge: laid out again
     graph_store.update("format", skill("format", ["git-basics"], lifecycle=Lifecycle.VERIFIED), s.version)
-    view.store_changed()
+    assert view.apply_changes(ChangeSet.of(changed={"format"}))
     qtbot.waitUntil(lambda: bool(calls) and not view.is_running(), timeout=10000)
     assert ("format", "git-basics", "depends") in view.prepared.view.edges()
 
@@ -198,7 +199,7 @@ def test_exports_parse_back(view, tmp_path):
 def window(qtbot, graph_store, tmp_path):
     settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
     w = MainWindow(graph_store, settings)
-    qtbot.addWidget(w, before_close_func=lambda w: w.graph.view and w.graph.view.shutdown())
+    qtbot.addWidget(w, before_close_func=lambda w: w.feature("graph").view and w.feature("graph").view.shutdown())
     w.resize(1300, 820)
     w.show()
     qtbot.waitExposed(w)
@@ -208,7 +209,7 @@ def window(qtbot, graph_store, tmp_path):
 def test_the_window_keeps_the_graph_in_step(window, qtbot, graph_store):
     window.browser.select_name("release-notes")
     window.actions["show_graph"].trigger()
-    view = loaded(qtbot, window.graph.view)
+    view = loaded(qtbot, window.feature("graph").view)
     assert window.workspace.currentWidget() is view
     assert view.scene.highlighted == {"release-notes"}
     window.browser.select_name("pdf-forms")       # the browser's selection is outlined
@@ -219,7 +220,7 @@ def test_the_window_keeps_the_graph_in_step(window, qtbot, graph_store):
     s = graph_store.get("format")
     changed = skill("format", ["lint"], lifecycle=Lifecycle.VERIFIED)
     graph_store.update("format", changed, s.version)   # a change elsewhere shows up
-    window.storeChanged.emit()
+    window.publish(ChangeSet.of(changed={"format"}))
     qtbot.waitUntil(lambda: ("format", "lint", "depends") in view.prepared.view.edges() and not view.is_running(),
                     timeout=10000)
     window.actions["show_graph"].trigger()
@@ -233,9 +234,9 @@ def test_the_window_keeps_the_graph_in_step(window, qtbot, graph_store):
     ws.close_designer(ws.indexOf(view))
     qtbot.waitUntil(lambda: not shiboken6.isValid(view), timeout=5000)   # the closed view is deleted
     window.browser.select_name("lint")
-    window.storeChanged.emit()
+    window.publish(ChangeSet.of(changed={"lint"}))
     window.actions["show_graph"].trigger()
-    again = loaded(qtbot, window.graph.view)
+    again = loaded(qtbot, window.feature("graph").view)
     assert again is not view and ws.currentWidget() is again and again.scene.highlighted == {"lint"}
 
 
@@ -323,7 +324,7 @@ def test_closing_while_a_reload_waits_starts_nothing_more(view, qtbot, monkeypat
 
     monkeypatch.setattr(graph_view, "prepare", held)
     view.reload()
-    view.store_changed()              # a second load waits for the first
+    view.apply_changes(ChangeSet.outside())   # a second load waits for the first
     assert view.is_running() and view._again
     thread = view._thread
     view.shutdown()                   # cancels the first load and waits for its thread

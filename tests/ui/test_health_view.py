@@ -189,8 +189,9 @@ def test_the_real_apply_changes_the_store_once_confirmed(qtbot, view, health_sto
     assert health_store.get("old-llm-slides").lifecycle == Lifecycle.CANDIDATE
     view.confirm = lambda text: True
     view.plan_model.set_checked(plan_row(view, "old-llm-notes"), False)
-    with qtbot.waitSignal(view.storeChanged):
+    with qtbot.waitSignal(view.storeChanged) as applied:
         qtbot.mouseClick(view.apply_button, Qt.LeftButton)
+    assert applied.args[0].changed == {"old-llm-slides"} and not applied.args[0].membership
     assert health_store.get("old-llm-slides").lifecycle == Lifecycle.DEPRECATED
     assert health_store.get("old-llm-notes").lifecycle == Lifecycle.CANDIDATE
     row = plan_row(view, "old-llm-slides")

@@ -13,6 +13,7 @@ from PySide6.QtCore import QSettings
 from skill_studio.core.library import linked
 from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Origin
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.agents.window_linked import ConflictDialog, LinksDialog
 from skill_studio.ui.settings import StudioSettings
 from skill_studio.ui.shell.main_window import MainWindow
@@ -36,7 +37,7 @@ def window(qtbot, store, tmp_path):
     w.show()
     qtbot.waitExposed(w)
     told = []
-    w.linked.tell = told.append
+    w.feature("linked").tell = told.append
     w.told = told
     return w
 
@@ -48,28 +49,28 @@ def studio_save(store, name, old, new):
 
 
 def test_link_then_edits_on_disk_and_saves_in_the_studio(window, qtbot, store, team):
-    window.linked.pick_folder = lambda: str(team)
+    window.feature("linked").pick_folder = lambda: str(team)
     window.actions["link_folder"].trigger()
     assert "Linked" in window.told[0] and window.model.row_of("pdf-extract") >= 0
     md = team / "pdf-extract" / "SKILL.md"
     md.write_text(md.read_text().replace("description:", "description: From disk.", 1))
     qtbot.waitUntil(lambda: "From disk." in store.get("pdf-extract").description, timeout=5000)
     studio_save(store, "release-notes", "description:", "description: From the studio.")
-    window.storeChanged.emit()
+    window.publish(ChangeSet.of(changed={"release-notes"}))
     qtbot.waitUntil(lambda: "From the studio." in (team / "release-notes" / "SKILL.md").read_text(), timeout=5000)
 
 
 def test_a_conflict_asks_and_overwrites_nothing_until_answered(window, qtbot, store, team):
     asked = []
-    window.linked.ask_conflict = lambda c: asked.append(c) or None    # "decide later"
+    window.feature("linked").ask_conflict = lambda c: asked.append(c) or None    # "decide later"
     linked.link(store, team)
     md = team / "pdf-extract" / "SKILL.md"
     md.write_text(md.read_text().replace("description:", "description: Disk side.", 1))
     studio_save(store, "pdf-extract", "description:", "description: Studio side.")
-    window.linked.sync()
+    window.feature("linked").sync()
     assert [c.name for c in asked] == ["pdf-extract"]
     assert "Disk side." in md.read_text() and "Studio side." in store.get("pdf-extract").description
-    window.linked.sync()
+    window.feature("linked").sync()
     assert len(asked) == 1                               # asked once, not at every sync
     dialog = ConflictDialog(asked[0], window)
     qtbot.addWidget(dialog)
@@ -84,7 +85,7 @@ def test_a_conflict_asks_and_overwrites_nothing_until_answered(window, qtbot, st
 
 def test_the_links_dialog(window, qtbot, store, team):
     linked.link(store, team)
-    dialog = LinksDialog(window.linked, window)
+    dialog = LinksDialog(window.feature("linked"), window)
     qtbot.addWidget(dialog)
     assert dialog.list.count() == 1 and dialog.list.item(0).text() == str(team.resolve())
     dialog._sync()
@@ -96,21 +97,21 @@ def test_the_links_dialog(window, qtbot, store, team):
 def test_decide_later_then_resolve_from_the_dialog_and_a_new_conflict_is_asked_again(window, qtbot, store, team):
     asked = []
     answers = [None, "studio", "disk"]
-    window.linked.ask_conflict = lambda c: asked.append(c) or answers.pop(0)
+    window.feature("linked").ask_conflict = lambda c: asked.append(c) or answers.pop(0)
     linked.link(store, team)
     md = team / "pdf-extract" / "SKILL.md"
     md.write_text(md.read_text().replace("description:", "description: Disk side.", 1))
     studio_save(store, "pdf-extract", "description:", "description: Studio side.")
-    window.linked.sync()
+    window.feature("linked").sync()
     assert len(asked) == 1 and "changed on both sides" in window.statusBar().currentMessage()
-    dialog = LinksDialog(window.linked, window)
+    dialog = LinksDialog(window.feature("linked"), window)
     qtbot.addWidget(dialog)
     assert dialog.resolve_button.isEnabled() and "Resolve 1 conflict" in dialog.resolve_button.text()
     dialog._resolve()                                   # answered "studio" this time
     assert len(asked) == 2 and "Studio side." in md.read_text() and not dialog.resolve_button.isEnabled()
     md.write_text(md.read_text().replace("Studio side.", "Disk again.", 1))
     studio_save(store, "pdf-extract", "Studio side.", "Studio again.")
-    window.linked.sync()
+    window.feature("linked").sync()
     assert len(asked) == 3 and "Disk again." in store.get("pdf-extract").description   # asked again: "disk"
 
 
@@ -120,15 +121,15 @@ def test_a_sync_that_fails_is_reported_not_raised(window, store, team, monkeypat
     def broken(*_a, **_k):
         raise OSError("disk trouble")
     monkeypatch.setattr(linked, "sync", broken)
-    assert window.linked.sync() == [] and "disk trouble" in window.statusBar().currentMessage()
+    assert window.feature("linked").sync() == [] and "disk trouble" in window.statusBar().currentMessage()
 
 
 def test_a_folder_written_back_is_still_watched(window, qtbot, store, team):
     linked.link(store, team)
-    window.linked.sync()
+    window.feature("linked").sync()
     studio_save(store, "pdf-extract", "description:", "description: From the studio.")
-    window.linked.sync()                                        # the folder is swapped for the written one
+    window.feature("linked").sync()                                        # the folder is swapped for the written one
     md = team / "pdf-extract" / "SKILL.md"
-    assert "From the studio." in md.read_text() and str(md) in window.linked.watch.files()
+    assert "From the studio." in md.read_text() and str(md) in window.feature("linked").watch.files()
     md.write_text(md.read_text().replace("From the studio.", "Then from disk.", 1))
     qtbot.waitUntil(lambda: "Then from disk." in store.get("pdf-extract").description, timeout=5000)

@@ -96,8 +96,8 @@ def test_drop_a_folder_and_a_zip_imports_them(window, qtbot, tmp_path, seeded_st
 
 def test_delete_is_refused_while_others_depend(window, seeded_store):
     shown = []
-    window.review.actions.ask_reason = lambda parent, title, text: ""
-    window.review.actions.tell = lambda title, text: shown.append(text)
+    window.feature("review").actions.ask_reason = lambda parent, title, text: ""
+    window.feature("review").actions.tell = lambda title, text: shown.append(text)
     from test_store import make
 
     seeded_store.add(make("needs-notes", meta={"depends-on": "release-notes"}))

@@ -2,6 +2,7 @@
 
 from PySide6.QtCore import Qt
 
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Filters
 from skill_studio.ui.library.models import COLUMNS, NAME_ROLE, SKILL_ROLE, SkillListModel
 
@@ -33,6 +34,28 @@ def test_cells_show_what_the_user_reads(seeded_store):
     assert model.data(model.index(row, 2), Qt.ToolTipRole) == "Trusted"
     assert model.data(model.index(row, 0), SKILL_ROLE).name == "release-notes"
     assert model.data(model.index(row, 0), NAME_ROLE) == "release-notes"
+
+
+def test_a_change_set_updates_rows_and_resets_only_when_the_rows_change(qtbot, seeded_store):
+    model = SkillListModel(seeded_store)
+    model.reload()
+    row = model.row_of("release-notes")
+    assert model.data(model.index(row, 1)) == "Released"   # the page is cached
+    seeded_store.set_state("release-notes", lifecycle="degraded")
+    with qtbot.assertNotEmitted(model.modelReset), qtbot.waitSignal(model.dataChanged) as changed:
+        assert model.apply_changes(ChangeSet.of(changed={"release-notes"})) == "rows"
+    assert changed.args[0].row() == row and changed.args[1].column() == len(COLUMNS) - 1
+    assert model.data(model.index(row, 1)) == "Degraded"
+    assert model.apply_changes(ChangeSet.of(settings=True)) == ""
+    assert model.apply_changes(ChangeSet.of(changed={"not-shown"})) == ""
+
+    model.set_query(Filters(lifecycle="degraded"))   # a move out of the shown tab changes the rows
+    seeded_store.set_state("release-notes", lifecycle="released")
+    with qtbot.waitSignal(model.modelReset):
+        assert model.apply_changes(ChangeSet.of(changed={"release-notes"})) == "reset"
+    assert model.row_of("release-notes") < 0
+    with qtbot.waitSignal(model.modelReset):
+        assert model.apply_changes(ChangeSet.of(removed={"gone"})) == "reset"
 
 
 def test_returning_nothing_to_qt_keeps_none_alive(seeded_store):

@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from skill_studio.core.agents.prompt import available_skills_block, skill_md_location
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.agents.query_panel import COLUMNS, QueryPanel
 from skill_studio.ui.settings import StudioSettings
 from skill_studio.ui.shell.main_window import MainWindow
@@ -80,12 +81,12 @@ def test_the_window_tab_follows_the_store(qtbot, seeded_store, tmp_path):
     w.show()
     qtbot.waitExposed(w)
     w.actions["try_query"].trigger()
-    panel = w.agents.query
+    panel = w.feature("agents").query
     assert w.workspace.currentWidget() is panel
     panel.set_query("pdf tables", "keywords")
     assert "pdf-extract" in column(panel.matches, "Skill")
     seeded_store.set_state("pdf-extract", lifecycle="deprecated")
-    w.storeChanged.emit()
+    w.publish(ChangeSet.of(changed={"pdf-extract"}))
     assert "pdf-extract" not in column(panel.matches, "Skill")
     assert "pdf-extract" in column(panel.excluded, "Skill")
     panel.set_query("release notes from the git log", "keywords")
@@ -94,8 +95,8 @@ def test_the_window_tab_follows_the_store(qtbot, seeded_store, tmp_path):
     assert w.browser.selected_names() == [column(panel.matches, "Skill")[0]]
     w.workspace.removeTab(w.workspace.indexOf(panel))
     w.actions["try_query"].trigger()
-    assert w.agents.query.isVisible() or w.workspace.currentWidget() is w.agents.query
-    qtbot.keyClick(w.agents.query.query, Qt.Key_Escape)
+    assert w.feature("agents").query.isVisible() or w.workspace.currentWidget() is w.feature("agents").query
+    qtbot.keyClick(w.feature("agents").query.query, Qt.Key_Escape)
 
 
 def test_the_install_dialog(qtbot, seeded_store, tmp_path):
@@ -171,7 +172,7 @@ def test_copy_prompt_block_of_the_selection(qtbot, seeded_store, tmp_path):
     w = MainWindow(seeded_store, settings)
     qtbot.addWidget(w)
     copied = []
-    w.agents.copy_text = copied.append
+    w.feature("agents").copy_text = copied.append
     w.browser.select_name("pdf-extract")
     w.actions["copy_prompt"].trigger()
     assert copied == [prompt_for(seeded_store, ["pdf-extract"])[0]] and copied[0].count("<skill>") == 1

@@ -27,18 +27,18 @@ def window(qtbot, seeded_store, tmp_path):
     w.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=3000)
     told = []
-    w.review.actions.tell = lambda title, text: told.append(text)
-    w.review.actions.ask_reason = lambda parent, title, prompt: "checked by hand"
+    w.feature("review").actions.tell = lambda title, text: told.append(text)
+    w.feature("review").actions.ask_reason = lambda parent, title, prompt: "checked by hand"
     w.told = told
     return w
 
 
 def test_the_queue_tab_approves_by_keyboard_and_ctrl_z_undoes(window, qtbot, seeded_store):
     ws = window.workspace
-    index = ws.indexOf(window.review.queue)
+    index = ws.indexOf(window.feature("review").queue)
     assert index == 1 and ws.tabText(index) == "Review (2)"
     window.actions["show_queue"].trigger()
-    queue = window.review.queue
+    queue = window.feature("review").queue
     first = queue.current_name()
     queue.list.setFocus()
     qtbot.keyClick(queue.list, Qt.Key_A)
@@ -52,7 +52,7 @@ def test_the_queue_tab_approves_by_keyboard_and_ctrl_z_undoes(window, qtbot, see
 
 def test_reject_needs_a_reason_and_archives(window, qtbot, seeded_store):
     window.actions["show_queue"].trigger()
-    queue = window.review.queue
+    queue = window.feature("review").queue
     name = queue.current_name()
     queue.list.setFocus()
     qtbot.keyClick(queue.list, Qt.Key_R)
@@ -70,7 +70,7 @@ def test_lifecycle_menu_moves_the_selection_and_refusals_name_the_allowed_moves(
     window.actions["move_deprecate"].trigger()
     assert {seeded_store.get(n).lifecycle for n in ("release-notes", "security-review")} == {Lifecycle.DEPRECATED}
     window.browser.select_names([])
-    window.review.actions.move(["release-notes"], "promote")  # deprecated cannot be promoted
+    window.feature("review").actions.move(["release-notes"], "promote")  # deprecated cannot be promoted
     assert "allowed from deprecated: archive (→ archived), restore (→ candidate)" in window.told[-1]
     window.actions["undo"].trigger()  # the two deprecations were one step
     assert {seeded_store.get(n).lifecycle for n in ("release-notes", "security-review")} == \
@@ -110,9 +110,9 @@ def test_clicking_a_star_on_a_card_sets_the_trust(window, qtbot, seeded_store):
 
 
 def test_the_audit_log_tab_shows_the_changes(window, seeded_store):
-    window.review.actions.move(["release-notes"], "degrade", "too many failures")
+    window.feature("review").actions.move(["release-notes"], "degrade", "too many failures")
     window.actions["show_audit"].trigger()
-    audit = window.review.audit
+    audit = window.feature("review").audit
     assert window.workspace.currentWidget() is audit
     rows = [audit.model.index(r, 2).data() for r in range(audit.model.rowCount())]
     assert "release-notes" in rows
@@ -123,14 +123,14 @@ def test_screenshots(window, qtbot):
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     window.actions["show_queue"].trigger()
-    queue = window.review.queue
+    queue = window.feature("review").queue
     qtbot.waitUntil(lambda: window.workspace.currentWidget() is queue and queue.isVisible()
                     and queue.current_name() is not None, timeout=5000)
     QApplication.processEvents()   # pending layouts and repaints, before the picture
     assert window.grab().save(str(SCREENSHOTS / "window-review-queue.png"))
-    window.review.actions.move(["release-notes"], "degrade", "too many failures")
+    window.feature("review").actions.move(["release-notes"], "degrade", "too many failures")
     window.actions["show_audit"].trigger()
-    audit = window.review.audit
+    audit = window.feature("review").audit
     qtbot.waitUntil(lambda: window.workspace.currentWidget() is audit and audit.isVisible()
                     and "release-notes" in [audit.model.index(r, 2).data() for r in range(audit.model.rowCount())],
                     timeout=5000)
@@ -147,7 +147,7 @@ def test_the_health_tab_runs_applies_through_undo_and_merges(window, qtbot, seed
 
     seeded_store.add(make("forgotten", origin=Origin.LLM), now=datetime.now(UTC) - timedelta(days=400))
     window.actions["show_health"].trigger()
-    view = window.review.health
+    view = window.feature("health").view
     assert window.workspace.currentWidget() is view
     with qtbot.waitSignal(view.runFinished, timeout=20_000) as run:
         view.start_run()
@@ -160,7 +160,7 @@ def test_the_health_tab_runs_applies_through_undo_and_merges(window, qtbot, seed
     window.actions["undo"].trigger()  # the whole plan is one undo step
     assert seeded_store.get("forgotten").lifecycle == Lifecycle.CANDIDATE
     merged = []
-    window.review.actions.merge = lambda source, target: merged.append((source, target))
+    window.feature("review").actions.merge = lambda source, target: merged.append((source, target))
     view.mergeRequested.emit("a", "b")
     assert merged == [("a", "b")]
 
@@ -168,7 +168,7 @@ def test_the_health_tab_runs_applies_through_undo_and_merges(window, qtbot, seed
 def test_delete_from_the_window_refuses_dependents_deletes_them_together_and_asks_first(window, seeded_store):
     from test_store import make
 
-    actions = window.review.actions
+    actions = window.feature("review").actions
     seeded_store.add(make("needs-notes", meta={"depends-on": "release-notes"}))
     assert actions.delete(["gitmoji-commits", "release-notes"]) == ["gitmoji-commits"]
     assert "release-notes" in seeded_store and "needs-notes" in window.told[-1]
@@ -184,15 +184,15 @@ def test_closed_audit_and_health_tabs_open_again(window, qtbot, seeded_store):
     ws = window.workspace
     window.actions["show_audit"].trigger()
     window.actions["show_health"].trigger()
-    audit, health_view = window.review.audit, window.review.health
+    audit, health_view = window.feature("review").audit, window.feature("health").view
     for view in (audit, health_view):
         assert ws.close_designer(ws.indexOf(view))
     qtbot.waitUntil(lambda: not shiboken6.isValid(audit) and not shiboken6.isValid(health_view),
                     timeout=5000)                     # the closed views are deleted
-    name = window.review.queue.current_name()
-    window.review.actions.move([name], "promote", "checked")   # refreshes what is open, nothing else
+    name = window.feature("review").queue.current_name()
+    window.feature("review").actions.move([name], "promote", "checked")   # refreshes what is open, nothing else
     assert seeded_store.get(name).lifecycle is Lifecycle.VERIFIED
     window.actions["show_audit"].trigger()
-    assert window.review.audit is not audit and ws.currentWidget() is window.review.audit
+    assert window.feature("review").audit is not audit and ws.currentWidget() is window.feature("review").audit
     window.actions["show_health"].trigger()
-    assert window.review.health is not health_view and ws.currentWidget() is window.review.health
+    assert window.feature("health").view is not health_view and ws.currentWidget() is window.feature("health").view

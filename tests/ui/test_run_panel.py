@@ -140,16 +140,17 @@ def test_the_window_shows_what_the_local_api_changes(qtbot, window, store):
     import json
 
     db = store.path
+    api = window.feature("api")
     proc = subprocess.Popen([sys.executable, "-m", "skill_studio", "--store", str(db), "serve", "--port", "0",
                              "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = proc.stdout.readline().split(" on ")[1].split()[0]
         token = proc.stdout.readline().split(": ")[1].strip()
-        qtbot.waitUntil(lambda: window.agents.api.label.isVisible(), timeout=10000)
-        assert window.agents.api.label.text() == f"API: {url}"
+        qtbot.waitUntil(lambda: api.label.isVisible(), timeout=10000)
+        assert api.label.text() == f"API: {url}"
         copied = []
-        window.agents.api.copy_text = copied.append
-        window.actions["copy_api_token"].trigger()
+        api.copy_text = copied.append
+        window.action("copy_api_token").trigger()
         assert copied == [token]
         port = int(url.rsplit(":", 1)[1])
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -165,8 +166,8 @@ def test_the_window_shows_what_the_local_api_changes(qtbot, window, store):
     finally:
         proc.terminate()
         proc.wait(20)
-    qtbot.waitUntil(lambda: not window.agents.api.label.isVisible(), timeout=10000)
-    assert not window.actions["copy_api_token"].isEnabled()
+    qtbot.waitUntil(lambda: not api.label.isVisible(), timeout=10000)
+    assert not window.action("copy_api_token").isEnabled()
 
 
 @pytest.mark.parametrize("flood", [b"import sys\nsys.stdout.write('x' * 5_000_000)\n",

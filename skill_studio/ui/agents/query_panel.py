@@ -145,9 +145,12 @@ class QueryPanel(QWidget):
             QApplication.restoreOverrideCursor()
         self._show(self.result)
 
-    def store_changed(self) -> None:
-        if self.query.text().strip():
-            self.run()
+    def apply_changes(self, changes) -> bool:
+        """Run the query again when a skill changed (any skill may now match, or match differently); True if so."""
+        if not (changes.skills or changes.unknown) or not self.query.text().strip():
+            return False
+        self.run()
+        return True
 
     def _show(self, r: matching.MatchResult) -> None:
         self._fill(self.matches, [

@@ -1,72 +1,69 @@
-"""Getting skills to agents, in the main window: the "Try a query" action (toolbar, View menu,
+"""Getting skills to agents, as a feature of the window: the "Try a query" action (toolbar, View menu,
 Ctrl+Shift+Q) and its tab, kept in step with the store."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QToolBar
 
-if TYPE_CHECKING:
-    from skill_studio.ui.shell.main_window import MainWindow
+from skill_studio.core.ops.changes import ChangeSet
+from skill_studio.ui.shell.feature import ActionSpec, Feature, PageSpec, at
 
 
-class WindowAgents:
-    def __init__(self, window: MainWindow):
-        self.window = w = window
-        self.query = None
+class AgentsFeature(Feature):
+    id = "agents"
+
+    def __init__(self, shell):
+        super().__init__(shell)
         self.dialog = None   # the install dialog while it is open
-        w._action("try_query", "Try a &query", self.show, "Ctrl+Shift+Q",
-                  "The skills an agent would be offered for a query, and those the gate keeps out")
-        w._action("install_skills", "&Install for agents…", self.install, "Ctrl+Shift+I",
-                  "Copy (or link) the skills agents may see into an agent's skill folder")
-        view_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "View")
-        view_menu.addAction(w.actions["try_query"])
-        file_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "File")
-        file_menu.insertAction(_export_or_last(file_menu), w.actions["install_skills"])
-        w._action("copy_prompt", "Copy &prompt block", self.copy_prompt, "Ctrl+Shift+C",
-                  "Copy the <available_skills> block of the selected skills (of every skill agents may see "
-                  "when none is selected)")
-        skill_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "Skill")
-        skill_menu.addSeparator()
-        skill_menu.addAction(w.actions["copy_prompt"])
         self.copy_text = lambda text: QGuiApplication.clipboard().setText(text)   # replaceable in tests
-        toolbar = w.findChild(QToolBar, "main_toolbar")
-        if toolbar is not None:
-            toolbar.addAction(w.actions["try_query"])
-        for signal in (w.storeChanged, w.watcher.changedElsewhere, w.workspace.storeChanged):
-            signal.connect(self._store_changed)
-        from skill_studio.ui.agents.window_api import WindowApi
 
-        self.api = WindowApi(w)
+    def action_specs(self) -> list[ActionSpec]:
+        return [
+            ActionSpec("try_query", "Try a &query", self.show, "Ctrl+Shift+Q",
+                       "The skills an agent would be offered for a query, and those the gate keeps out",
+                       places=(at("View", 3, 4),), toolbar=(2, 2)),
+            ActionSpec("install_skills", "&Install for agents…", self.install, "Ctrl+Shift+I",
+                       "Copy (or link) the skills agents may see into an agent's skill folder",
+                       places=(at("File", 2, 10),)),
+            ActionSpec("copy_prompt", "Copy &prompt block", self.copy_prompt, "Ctrl+Shift+C",
+                       "Copy the <available_skills> block of the selected skills (of every skill agents may see "
+                       "when none is selected)", places=(at("Skill", 3, 0),)),
+        ]
+
+    def page_specs(self) -> list[PageSpec]:
+        return [PageSpec("query", "Try a query", self._make)]
+
+    @property
+    def query(self):
+        """The query panel while its tab is open, else None."""
+        return self.shell.page("query")
 
     def is_open(self) -> bool:
-        return self.window.workspace.holds(self.query)
+        return self.query is not None
 
     def show(self) -> None:
         """The query panel in its own tab (opened once)."""
+        self.shell.open_page("query").query.setFocus()
+
+    def _make(self, parent):
         from skill_studio.ui.agents.query_panel import QueryPanel
 
-        w = self.window
-        if not self.is_open():
-            self.query = QueryPanel(w.store, w.workspace)
-            self.query.skillSelected.connect(self._reveal)
-            self.query.openRequested.connect(w.open_designer)
-            w.workspace.addTab(self.query, "Try a query")
-        w.workspace.setCurrentWidget(self.query)
-        self.query.query.setFocus()
+        panel = QueryPanel(self.shell.store, parent)
+        panel.skillSelected.connect(self._reveal)
+        panel.openRequested.connect(self.shell.open_designer)
+        return panel
 
     def install(self) -> None:
         """The install dialog: the skills agents may see into an agent's skill folder."""
         from skill_studio.ui.agents.install_dialog import InstallDialog
 
-        w = self.window
+        w = self.shell
         self.dialog = InstallDialog(w.store, w, w.settings.install_folders)
         try:
             self.dialog.exec()
             if self.dialog.last_report is not None:
                 w.settings.install_folders = [self.dialog.target(), *w.settings.install_folders]
+                w.publish(ChangeSet.of(installs=True, label="install"))
         finally:
             self.dialog.deleteLater()
             self.dialog = None
@@ -76,28 +73,19 @@ class WindowAgents:
         from skill_studio.core.agents import matching
         from skill_studio.core.agents.prompt import prompt_for
 
-        w = self.window
-        names = w.browser.selected_names()
+        w = self.shell
+        names = w.selected_names()
         what = f"{len(names)} selected skill(s)" if names else "the skills agents may see"
         block, left_out = prompt_for(w.store, names or matching.gated(w.store))
         self.copy_text(block)
         extra = f"; left out, no SKILL.md on disk: {', '.join(left_out)}" if left_out else ""
-        w.statusBar().showMessage(f"Copied the prompt block of {what}{extra}", 8000)
+        w.show_status(f"Copied the prompt block of {what}{extra}", 8000)
         return block
 
     def _reveal(self, name: str) -> None:
-        if name in self.window.store:
-            self.window.reveal(name)
+        if name in self.shell.store:
+            self.shell.reveal(name)
 
-    def _store_changed(self) -> None:
-        if self.is_open():
-            self.query.store_changed()
-
-
-def _export_or_last(menu):
-    """The action after the File menu's export entry (the install goes beside it), else None: last."""
-    actions = menu.actions()
-    for i, a in enumerate(actions):
-        if "export" in a.text().replace("&", "").lower():
-            return actions[i + 1] if i + 1 < len(actions) else None
-    return None
+    def changes_applied(self, changes: ChangeSet) -> None:
+        if self.query is not None:
+            self.query.apply_changes(changes)

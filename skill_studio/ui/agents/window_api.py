@@ -4,16 +4,14 @@ says where, and File ▸ Copy local API token copies the token it needs for writ
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
 from skill_studio.api import SERVER_SETTING
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import StoreError
-
-if TYPE_CHECKING:
-    from skill_studio.ui.shell.main_window import MainWindow
+from skill_studio.ui.shell.feature import ActionSpec, Feature, at
 
 
 def running_server(store) -> dict | None:
@@ -36,23 +34,31 @@ def running_server(store) -> dict | None:
     return info
 
 
-class WindowApi:
-    def __init__(self, window: MainWindow):
-        self.window = w = window
-        self.label = QLabel(w)
+class ApiFeature(Feature):
+    id = "api"
+
+    def __init__(self, shell):
+        super().__init__(shell)
+        self.label = QLabel(shell)
         self.label.setProperty("role", "muted")
-        w.statusBar().addPermanentWidget(self.label)
-        w._action("copy_api_token", "Copy local API &token", self.copy_token, None,
-                  "Copy the write token of the local API that skill-studio serve runs on this store")
-        file_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "File")
-        file_menu.insertAction(w.actions["quit"], w.actions["copy_api_token"])
         self.copy_text = lambda text: QGuiApplication.clipboard().setText(text)   # replaceable in tests
-        w.watcher.changedElsewhere.connect(self.refresh)
+
+    def action_specs(self) -> list[ActionSpec]:
+        return [ActionSpec("copy_api_token", "Copy local API &token", self.copy_token, None,
+                           "Copy the write token of the local API that skill-studio serve runs on this store",
+                           places=(at("File", 3, 0),))]
+
+    def attach(self) -> None:
+        self.shell.add_status_widget(self.label)
         self.refresh()
 
+    def changes_applied(self, changes: ChangeSet) -> None:
+        if changes.settings:   # the server announces itself in the store's settings
+            self.refresh()
+
     def refresh(self) -> None:
-        info = running_server(self.window.store)
-        self.window.actions["copy_api_token"].setEnabled(info is not None)
+        info = running_server(self.shell.store)
+        self.shell.action("copy_api_token").setEnabled(info is not None)
         self.label.setVisible(info is not None)
         if info is not None:
             self.label.setText(f"API: {info['url']}")
@@ -60,9 +66,9 @@ class WindowApi:
                                   "changes made over it show here")
 
     def copy_token(self) -> None:
-        info = running_server(self.window.store)
+        info = running_server(self.shell.store)
         if info is None:
-            self.window.statusBar().showMessage("No local API is running on this store (skill-studio serve)", 6000)
+            self.shell.show_status("No local API is running on this store (skill-studio serve)", 6000)
             return
         self.copy_text(info["token"])
-        self.window.statusBar().showMessage(f"Copied the token of {info['url']}", 6000)
+        self.shell.show_status(f"Copied the token of {info['url']}", 6000)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import difflib
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer
 from PySide6.QtGui import QColor, QFontDatabase, QTextCursor, QTextFormat
@@ -28,10 +27,9 @@ from PySide6.QtWidgets import (
 
 from skill_studio.core.library import linked
 from skill_studio.core.library.folders import discover
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.safe_text import information
-
-if TYPE_CHECKING:
-    from skill_studio.ui.shell.main_window import MainWindow
+from skill_studio.ui.shell.feature import ActionSpec, Feature, at
 
 SYNC_DELAY_MS = 600
 
@@ -105,32 +103,43 @@ def _highlight(edit: QPlainTextEdit, lines: set[int]) -> None:
         edit.centerCursor()
 
 
-class WindowLinked:
-    def __init__(self, window: MainWindow):
-        self.window = w = window
-        self.pick_folder = lambda: QFileDialog.getExistingDirectory(w, "Folder of skills to link")
+class LinkedFeature(Feature):
+    id = "linked"
+
+    def __init__(self, shell):
+        super().__init__(shell)
+        self.pick_folder = lambda: QFileDialog.getExistingDirectory(shell, "Folder of skills to link")
         self.ask_conflict = self._ask_conflict        # (conflict) -> "disk" | "studio" | None
-        self.tell = lambda text: information(w, "Linked folders", text)
+        self.tell = lambda text: information(shell, "Linked folders", text)
         self.last: list[linked.SyncReport] = []
         self._syncing = False
         self._waiting: set[str] = set()               # conflicts already asked about (folder/path)
-        w._action("link_folder", "&Link a folder of skills…", self.link_folder, None,
-                  "Keep the library in step with a folder of skills, such as a team's checkout")
-        w._action("linked_folders", "Lin&ked folders…", self.show_links, None,
-                  "The linked folders: sync now or unlink")
-        file_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "File")
-        for key in ("link_folder", "linked_folders"):
-            file_menu.insertAction(_before_quit(file_menu), w.actions[key])
-        self.watch = QFileSystemWatcher(w)
+        self.watch = QFileSystemWatcher(shell)
         self.watch.directoryChanged.connect(lambda _p: self.schedule())
         self.watch.fileChanged.connect(lambda _p: self.schedule())
-        self.timer = QTimer(w, singleShot=True, interval=SYNC_DELAY_MS)
+        self.timer = QTimer(shell, singleShot=True, interval=SYNC_DELAY_MS)
         self.timer.timeout.connect(self.sync)
-        w.storeChanged.connect(self.schedule)
-        w.watcher.changedElsewhere.connect(self.schedule)
-        self._rewatch()
-        if linked.linked_folders(w.store):   # catch up with what changed while the studio was closed
+
+    def action_specs(self) -> list[ActionSpec]:
+        return [
+            ActionSpec("link_folder", "&Link a folder of skills…", self.link_folder, None,
+                       "Keep the library in step with a folder of skills, such as a team's checkout",
+                       places=(at("File", 3, 10),)),
+            ActionSpec("linked_folders", "Lin&ked folders…", self.show_links, None,
+                       "The linked folders: sync now or unlink", places=(at("File", 3, 11),)),
+        ]
+
+    def attach(self) -> None:
+        self.rewatch()
+        if linked.linked_folders(self.shell.store):   # catch up with what changed while the studio was closed
             self.timer.start()
+
+    def changes_applied(self, changes: ChangeSet) -> None:
+        if changes.skills or changes.unknown:
+            self.schedule()
+
+    def shutdown(self) -> None:
+        self.timer.stop()   # no sync starts after the window is gone
 
     # --- linking ----------------------------------------------------------------------
 
@@ -139,7 +148,7 @@ class WindowLinked:
         if not folder:
             return None
         try:
-            report = linked.link(self.window.store, folder)
+            report = linked.link(self.shell.store, folder)
         except linked.LinkError as e:
             self.tell(str(e))
             return None
@@ -148,25 +157,25 @@ class WindowLinked:
         return report
 
     def show_links(self) -> None:
-        dialog = LinksDialog(self, self.window)
+        dialog = LinksDialog(self, self.shell)
         dialog.exec()
 
     # --- keeping in step --------------------------------------------------------------
 
     def schedule(self) -> None:
-        if self.window.isVisible() and not self._syncing and linked.linked_folders(self.window.store):
+        if self.shell.isVisible() and not self._syncing and linked.linked_folders(self.shell.store):
             self.timer.start()
 
     def sync(self) -> list[linked.SyncReport]:
         self.timer.stop()
-        w = self.window
+        w = self.shell
         if not w.isVisible() or not linked.linked_folders(w.store):   # a closed window's store may be closed
             return []
         self._syncing = True
         try:
             reports = linked.sync(w.store)
         except Exception as e:   # noqa: BLE001 - a slot must not raise: the next change tries again
-            w.statusBar().showMessage(f"Linked folders: the sync stopped: {e}", 12000)
+            w.show_status(f"Linked folders: the sync stopped: {e}", 12000)
             return []
         finally:
             self._syncing = False
@@ -178,19 +187,14 @@ class WindowLinked:
         return [c for r in self.last for c in r.conflicts]
 
     def _after(self, reports: list[linked.SyncReport]) -> None:
-        w = self.window
+        w = self.shell
         self.last = reports
-        self._rewatch()
+        self.rewatch()
         if any(r.imported or r.gone_on_disk or r.renamed for r in reports):
-            self._syncing = True   # the refresh below is not a change to write back
-            try:
-                w.refresh()
-                w.workspace.store_changed()
-            finally:
-                self._syncing = False
+            self._publish(sync_changes(reports))
         done = [summary(r) for r in reports if r.changed or r.errors or r.conflicts]
         if done:
-            w.statusBar().showMessage("Linked folders: " + "; ".join(done), 12000)
+            w.show_status("Linked folders: " + "; ".join(done), 12000)
         current = {f"{c.folder}/{c.path}" for c in self.conflicts()}
         self._waiting &= current   # settled elsewhere: a new conflict there is asked about again
         for c in self.conflicts():
@@ -201,7 +205,7 @@ class WindowLinked:
 
     def settle(self, conflict: linked.Conflict) -> bool:
         """Ask which side of a conflict to keep, and keep it; True when it was settled."""
-        w = self.window
+        w = self.shell
         choice = self.ask_conflict(conflict)
         if choice not in ("disk", "studio"):
             return False
@@ -216,20 +220,26 @@ class WindowLinked:
         for r in self.last:
             r.conflicts = [c for c in r.conflicts if c is not conflict]
         if choice == "disk":
-            w.refresh()
-            w.workspace.store_changed()
+            self._publish(ChangeSet.of(changed=[conflict.name], label="linked folders"))
         self.schedule()
         return True
 
+    def _publish(self, changes: ChangeSet) -> None:
+        self._syncing = True   # what the views do with it is not a change to write back
+        try:
+            self.shell.publish(changes)
+        finally:
+            self._syncing = False
+
     def _ask_conflict(self, conflict: linked.Conflict) -> str | None:
-        dialog = ConflictDialog(conflict, self.window)
+        dialog = ConflictDialog(conflict, self.shell)
         dialog.exec()
         return dialog.choice
 
-    def _rewatch(self) -> None:
+    def rewatch(self) -> None:
         """Watch each linked folder and its skills' folders and files (set again only when they change)."""
         paths = set()
-        for folder in linked.linked_folders(self.window.store):
+        for folder in linked.linked_folders(self.shell.store):
             root = Path(folder)
             if root.is_dir():
                 paths.add(str(root))
@@ -246,7 +256,7 @@ class WindowLinked:
 
 
 class LinksDialog(QDialog):
-    def __init__(self, owner: WindowLinked, parent: QWidget | None = None):
+    def __init__(self, owner: LinkedFeature, parent: QWidget | None = None):
         super().__init__(parent)
         self.owner = owner
         self.setWindowTitle("Linked folders")
@@ -281,7 +291,7 @@ class LinksDialog(QDialog):
         self.resolve_button.setEnabled(n > 0)
         self.resolve_button.setText(f"Resolve {n} conflict(s)…" if n else "No conflicts")
         self.list.clear()
-        self.list.addItems(linked.linked_folders(self.owner.window.store))
+        self.list.addItems(linked.linked_folders(self.owner.shell.store))
         if self.list.count():
             self.list.setCurrentRow(0)
 
@@ -305,8 +315,8 @@ class LinksDialog(QDialog):
         item = self.list.currentItem()
         if item is None:
             return
-        linked.unlink(self.owner.window.store, item.text())
-        self.owner._rewatch()
+        linked.unlink(self.owner.shell.store, item.text())
+        self.owner.rewatch()
         self.status.setText(f"Unlinked {item.text()}: its skills stay in the library, its files on disk.")
         self.refresh()
 
@@ -321,10 +331,8 @@ def summary(r: linked.SyncReport) -> str:
     return ", ".join(p for p in parts if p) or "in step"
 
 
-def _before_quit(menu):
-    """The File menu's separator before Quit (the link entries go above it), else None: last."""
-    actions = menu.actions()
-    for i, a in enumerate(actions):
-        if "quit" in a.text().replace("&", "").lower():
-            return actions[i - 1] if i > 0 and actions[i - 1].isSeparator() else a
-    return None
+def sync_changes(reports: list[linked.SyncReport]) -> ChangeSet:
+    """What a sync changed in the store: the skills read from disk (new or changed there, and those
+    renamed on disk, under their new names)."""
+    names = [n for r in reports for n in r.imported] + [e.split(" → ")[-1] for r in reports for e in r.renamed]
+    return ChangeSet.of(added=names, links=True, label="linked folders")

@@ -292,7 +292,11 @@ class BindingsPanel(QWidget):
         self.refresh()
         self.log.refresh()
 
-    def store_changed(self) -> None:
-        """Something else changed the store (another window, the command line, an agent)."""
+    def apply_changes(self, changes) -> bool:
+        """Read the bindings and the event log again when bindings changed, or skills came or
+        went (a binding names its skill); True if so."""
+        if not (changes.bindings or changes.membership):
+            return False
         self.refresh()
         self.log.refresh()
+        return True

@@ -1,4 +1,4 @@
-"""The bindings in the main window: the Bindings toggle (a link icon) beside Cards and List (toolbar, View
+"""The bindings as a feature of the window: the Bindings toggle (a link icon) beside Cards and List (toolbar, View
 menu, Ctrl+3) switches the library page between the browser and the bindings panel; the
 detail panel lists the bindings of the skill it shows."""
 
@@ -6,77 +6,77 @@ from __future__ import annotations
 
 import html
 import importlib.resources
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon, QImage, QPixmap
-from PySide6.QtWidgets import QStackedWidget, QToolBar
 
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.bindings.binding_cards import condition_text, cooldown_text
-
-if TYPE_CHECKING:
-    from skill_studio.ui.shell.main_window import MainWindow
+from skill_studio.ui.shell.feature import ActionSpec, Feature, PageSpec, at
 
 
-class WindowBindings:
-    def __init__(self, window: MainWindow):
-        self.window = w = window
-        self.panel = None
-        left = w.browser.parentWidget()
-        self.stack = QStackedWidget(left)
-        left.layout().replaceWidget(w.browser, self.stack)
-        self.stack.addWidget(w.browser)
-        action = w._action("view_bindings", "&Bindings", self.show, "Ctrl+3",
-                           "Wire skills to events: the bindings, the event simulator and the event log")
-        action.setCheckable(True)
-        action.setIcon(link_icon())
-        w.actions["view_cards"].actionGroup().addAction(action)
-        for key in ("view_cards", "view_list"):
-            w.actions[key].triggered.connect(self.hide)
-        view_menu = next(m.menu() for m in w.menuBar().actions() if m.text().replace("&", "") == "View")
-        view_menu.insertAction(_after(view_menu, w.actions["view_list"]), action)
-        toolbar = w.findChild(QToolBar, "main_toolbar")
-        if toolbar is not None:
-            toolbar.insertAction(_after(toolbar, w.actions["view_list"]), action)
-            button = toolbar.widgetForAction(action)
-            if button is not None:   # the link icon beside the word, as the toggle is known by it
-                button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
-        for signal in (w.storeChanged, w.watcher.changedElsewhere, w.workspace.storeChanged):
-            signal.connect(self._store_changed)
-        w.details.extra_sections.append(self._detail_section)
+class BindingsFeature(Feature):
+    id = "bindings"
+
+    def __init__(self, shell):
+        super().__init__(shell)
+        self._own: ChangeSet | None = None   # the change this panel made and already shows
+
+    def action_specs(self) -> list[ActionSpec]:
+        return [ActionSpec("view_bindings", "&Bindings", self.show, "Ctrl+3",
+                           "Wire skills to events: the bindings, the event simulator and the event log",
+                           places=(at("View", 0, 2),), toolbar=(1, 2), icon=link_icon(), checkable=True,
+                           exclusive="view")]
+
+    def page_specs(self) -> list[PageSpec]:
+        return [PageSpec("bindings", "Bindings", self._make, kind="library")]
+
+    def attach(self) -> None:
+        self.shell.details.extra_sections.append(self._detail_section)
+
+    @property
+    def panel(self):
+        """The bindings panel once it was first shown, else None."""
+        return self.shell.page("bindings")
 
     def is_shown(self) -> bool:
-        return self.panel is not None and self.stack.currentWidget() is self.panel
+        return self.shell.showing("bindings")
+
+    def _make(self, parent):
+        from skill_studio.ui.bindings.bindings_panel import BindingsPanel
+
+        panel = BindingsPanel(self.shell.store, parent)
+        panel.skillSelected.connect(self.shell.details.show_skill)
+        panel.changed.connect(self._panel_changed)
+        return panel
 
     def show(self, skill: str | None = None) -> None:
         """The bindings panel in place of the browser (the bindings of ``skill`` only, if given)."""
-        from skill_studio.ui.bindings.bindings_panel import BindingsPanel
-
-        w = self.window
-        if self.panel is None:
-            self.panel = BindingsPanel(w.store, self.stack)
-            self.panel.skillSelected.connect(w.details.show_skill)
-            self.panel.changed.connect(w.details.refresh)
-            self.stack.addWidget(self.panel)
-        w.workspace.setCurrentIndex(0)
-        self.stack.setCurrentWidget(self.panel)
-        w.actions["view_bindings"].setChecked(True)
+        opened = self.panel is not None
+        panel = self.shell.open_page("bindings")
+        self.shell.action("view_bindings").setChecked(True)
         if isinstance(skill, str) and skill:
-            self.panel.show_skill(skill)
-        else:
-            self.panel.refresh()
-        self.panel.list.setFocus()
+            panel.show_skill(skill)
+        elif opened:
+            panel.refresh()
+        panel.list.setFocus()
 
     def hide(self) -> None:
-        self.stack.setCurrentWidget(self.window.browser)
+        self.shell.show_browser()
 
-    def _store_changed(self) -> None:
-        if self.panel is not None:
-            self.panel.store_changed()
+    def _panel_changed(self) -> None:
+        self._own = ChangeSet.of(bindings=True, label="bindings")
+        try:
+            self.shell.publish(self._own)
+        finally:
+            self._own = None
+
+    def changes_applied(self, changes: ChangeSet) -> None:
+        if self.panel is not None and changes is not self._own:
+            self.panel.apply_changes(changes)
 
     def _detail_section(self, panel, skill, col) -> None:
         """The detail panel's Bindings section: each binding of the skill, and a link to them."""
-        bindings = self.window.store.bindings(skill=skill.name)
+        bindings = self.shell.store.bindings(skill=skill.name)
         panel.add_section(col, "Bindings")
         if not bindings:
             text = "none — <a href='bindings'>add one</a>"
@@ -96,11 +96,4 @@ def link_icon() -> QIcon:
     return QIcon(QPixmap.fromImage(image)) if not image.isNull() else QIcon()
 
 
-def _after(widget, action):
-    """The action after ``action`` in ``widget`` (None at the end): where to insert next to it."""
-    actions = widget.actions()
-    i = actions.index(action) if action in actions else len(actions) - 1
-    return actions[i + 1] if i + 1 < len(actions) else None
-
-
-__all__ = ["WindowBindings"]
+__all__ = ["BindingsFeature"]

@@ -10,8 +10,9 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget
 
 from skill_studio.core.model import SkillFile
-from skill_studio.core.store import Store
-from skill_studio.ui.designer.conflict import ask_unsaved, resolve_conflict
+from skill_studio.core.ops.changes import ChangeSet
+from skill_studio.core.store import Store, StoreError
+from skill_studio.ui.designer.conflict import ask_note, ask_unsaved, resolve_conflict
 from skill_studio.ui.designer.editor import CodeEditor
 from skill_studio.ui.designer.file_tabs import FileTabs
 from skill_studio.ui.designer.files_panel import FilesPanel
@@ -21,21 +22,26 @@ from skill_studio.ui.designer.metadata_form import MetadataForm
 from skill_studio.ui.designer.preview import PreviewPane
 from skill_studio.ui.designer.problems import ProblemsPanel, ValidationRunner
 from skill_studio.ui.designer.run_panel import RunPanel
-from skill_studio.ui.designer.saving import SavingMixin
+from skill_studio.ui.designer.saving import Outcome, Saver
 from skill_studio.ui.designer.session import EditSession, body_of
 from skill_studio.ui.designer.steps_editor import StepsEditor
 from skill_studio.ui.safe_text import question, warning
+from skill_studio.ui.theme import current_tokens
 
 DRAFT_INTERVAL_MS = 3000   # unsaved text reaches the store this often while the author types
 FORM_DELAY_MS = 300        # the form follows the text after typing pauses this long
 
 
-class DesignerWidget(SavingMixin, QWidget):
-    """Edits one skill of ``store``. The window that holds it asks :meth:`maybe_close` first."""
+class DesignerWidget(QWidget):
+    """Edits one skill of ``store``. The window that holds it asks :meth:`maybe_close` first.
+
+    How the designer asks things (``ask_note``, ``ask_unsaved``, ``resolve_conflict``, ``confirm``,
+    ``tell``) are attributes a caller may replace, e.g. in tests."""
 
     dirtyChanged = Signal(bool)
     titleChanged = Signal(str)
-    saved = Signal(str)                  # the skill's name after a save (it may have been renamed)
+    #: The ChangeSet of each write to the store (a save, a rename, a copy, a restore), once per write.
+    saved = Signal(object)
     statusMessage = Signal(str)
 
     replaceRequested = Signal(str)       # show this skill in place of this designer (a copy was saved)
@@ -44,20 +50,17 @@ class DesignerWidget(SavingMixin, QWidget):
                  base_version: int | None = None):
         super().__init__(parent)
         self.store = store
-        self.session = EditSession(store, name)
+        self.session = EditSession(store, name, base_version=base_version)
         self._crlf = "\r\n" in self.session.base.skill_md
-        if base_version is not None and base_version != self.session.version:
-            # A draft written against an older version: saving it must meet the newer one as a conflict.
-            self.session.base = replace(self.session.base, version=base_version)
         self._dirty = False
         self._syncing = False
         self._names: list[str] | None = None   # the library's names, read once per store change
-        # How the designer asks things (replaceable, e.g. in tests).
-        self.ask_note = self._ask_note
+        self.ask_note = lambda: ask_note(self)
         self.ask_unsaved = lambda: ask_unsaved(self, self.session.name)
         self.resolve_conflict = lambda stored, mine: resolve_conflict(self, self.session.name, stored, mine)
         self.confirm = lambda title, text_: question(self, title, text_)
         self.tell = lambda title, text_: warning(self, title, text_)
+        self.saver = Saver(self.session, self)
         self._build()
         self._connect()
         self._load(self.session.base.skill_md if text is None else text, self.session.base.files)
@@ -112,7 +115,9 @@ class DesignerWidget(SavingMixin, QWidget):
         self.banner.setTextFormat(Qt.TextFormat.PlainText)
         self.banner.setWordWrap(True)
         self.banner.setObjectName("designerBanner")
-        self.banner.setStyleSheet("background: #fff4ce; color: #5c4400; padding: 6px; border-radius: 4px;")
+        t = current_tokens()
+        self.banner.setStyleSheet(f"background: {t.notice_back}; color: {t.notice_text}; padding: 6px;"
+                                  " border-radius: 4px;")
         self.banner.hide()
         self.toolbar = QToolBar(self)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonTextOnly)
@@ -355,3 +360,90 @@ class DesignerWidget(SavingMixin, QWidget):
 
     def _side_toggled(self, on: bool) -> None:
         self.side.setVisible(on)
+
+    # --- saving -------------------------------------------------------------------
+
+    def save(self) -> bool:
+        """Save a new version (asking for an optional note). False when nothing was saved."""
+        if self.session.read_only:
+            return False
+        self.form.flush()   # edits still waiting in the form (it writes after a pause) reach the text now
+        if not self._dirty:
+            self.statusMessage.emit("No changes to save")
+            return True
+        return self._after_write(self.saver.save(self.text(), self.files()))
+
+    def save_as_copy(self) -> bool:
+        """Save the text as a new skill, which this designer then edits."""
+        self.form.flush()
+        was_read_only = self.session.read_only
+        saved = self._after_write(self.saver.save_as_copy(self.text(), self.files()))
+        if saved and was_read_only:  # the copy is editable: a fresh designer shows it so
+            self.replaceRequested.emit(self.session.name)
+        return saved
+
+    def restore_version(self, version: int) -> None:
+        if self._dirty and not self.confirm("Restore version",
+                                            f"Restoring version {version} drops your unsaved changes. Go on?"):
+            return
+        self._after_write(self.saver.restore(version))
+
+    def _after_write(self, outcome: Outcome) -> bool:
+        if outcome.reloaded:
+            self._load(self.session.base.skill_md, self.session.base.files)
+            self.statusMessage.emit("Reloaded the version in the store; your changes were dropped")
+            return False
+        if outcome.changes is None:
+            return False
+        self._draft_timer.stop()
+        self._load(self.session.base.skill_md, self.session.base.files)
+        if outcome.changes:
+            self.saved.emit(outcome.changes)
+        self.statusMessage.emit(f"Saved {self.session.name} as version {self.session.version}")
+        return True
+
+    # --- drafts, changes elsewhere and closing -------------------------------------
+
+    def save_draft(self) -> None:
+        """Keep the unsaved text in the store, so a crash loses nothing."""
+        if self._dirty and not self.session.read_only:
+            try:
+                self.session.save_draft(self.text())
+            except StoreError as e:
+                self.statusMessage.emit(f"Could not keep a draft: {e}")
+
+    def store_changed(self, changes: ChangeSet | None = None) -> None:
+        """The store was written (``changes`` says what, None: anything may have changed): follow
+        this skill when nothing is unsaved."""
+        self._names = None
+        if changes is not None and not changes.membership and not changes.touches([self.session.name]):
+            return
+        if not self.session.changed_elsewhere():
+            return
+        if self._dirty:
+            self.banner.setText("This skill was changed elsewhere since you opened it. Saving will show "
+                                "you the difference and let you choose.")
+            self.banner.show()
+            return
+        try:
+            self._load(self.session.reload().skill_md, self.session.base.files)
+        except StoreError:
+            self.banner.setText("This skill is no longer in the store. Save a copy to keep your text.")
+            self.banner.show()
+
+    def maybe_close(self) -> bool:
+        """True when the designer may close: saved, discarded, or nothing to lose."""
+        self.form.flush()
+        if not self._dirty:
+            self._draft_timer.stop()
+            if not self.session.read_only and self.session.draft() is not None:
+                self.session.discard_draft()  # typed and undone back to the saved text: nothing to keep
+            return True
+        answer = self.ask_unsaved()
+        if answer == "save":
+            return self.save()
+        if answer == "discard":
+            self._draft_timer.stop()
+            self.session.discard_draft()
+            return True
+        return False

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.ui.theme import Tokens, current_tokens
+from skill_studio.ui.theme import DIFF_COLOURS, Tokens, current_tokens
 
 __all__ = ["ADDED", "DiffPane", "DiffView", "EQUAL", "FILLER", "HEADER", "HUNK", "REMOVED", "Side",
            "side_by_side", "split_lines", "unified_lines"]
@@ -154,12 +154,9 @@ def unified_side(lines: list[str]) -> Side:
 
 
 def _colours(t: Tokens) -> dict[str, QColor]:
-    if t.dark:
-        pairs = {REMOVED: "#4b2a2e", ADDED: "#23402c", REMOVED + "+": "#8a3a42", ADDED + "+": "#2f7345",
-                 HUNK: "#2b3552", HEADER: t.surface_alt, FILLER: t.surface_alt}
-    else:
-        pairs = {REMOVED: "#fde7e7", ADDED: "#e3f5e6", REMOVED + "+": "#f5b5b5", ADDED + "+": "#9fdcab",
-                 HUNK: "#e6ecfb", HEADER: t.surface_alt, FILLER: t.surface_alt}
+    c = DIFF_COLOURS[t.dark]
+    pairs = {REMOVED: c["removed"], ADDED: c["added"], REMOVED + "+": c["removed_word"], ADDED + "+": c["added_word"],
+             HUNK: c["hunk"], HEADER: t.surface_alt, FILLER: t.surface_alt}
     return {k: QColor(v) for k, v in pairs.items()}
 
 

@@ -20,14 +20,9 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from skill_studio.ui.designer.highlighter import FileHighlighter, SkillHighlighter
 from skill_studio.ui.safe_text import literal
-from skill_studio.ui.theme import current_tokens
+from skill_studio.ui.theme import SEVERITY_MARKS, current_tokens
 
 SEVERITIES = ("error", "warning", "info")
-_SEVERITY_COLOURS = {
-    False: {"error": "#d32f2f", "warning": "#c77800", "info": "#1565c0"},
-    True: {"error": "#ff6b6b", "warning": "#f2c14e", "info": "#6aa5f0"},
-}
-_SEARCH_COLOURS = {False: "#ffe58a", True: "#5c4d1a"}
 INDENT = "  "
 ZOOM_RANGE = (-6, 24)
 _DOT = 10  # gutter width kept for the diagnostic dot
@@ -208,7 +203,7 @@ class CodeEditor(QPlainTextEdit):
         painter.setPen(QColor(t.border))
         painter.drawLine(gutter.width() - 1, rect.top(), gutter.width() - 1, rect.bottom())
         marks = self._marks_by_block()
-        colours = _SEVERITY_COLOURS[t.dark]
+        colours = SEVERITY_MARKS[t.dark]
         current = self.textCursor().blockNumber()
         block = self.firstVisibleBlock()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
@@ -257,7 +252,7 @@ class CodeEditor(QPlainTextEdit):
         return marks
 
     def _build_diag_selections(self) -> None:
-        colours = _SEVERITY_COLOURS[self._tokens.dark]
+        colours = SEVERITY_MARKS[self._tokens.dark]
         self._diag_selections = []
         for cursor, severity, _ in sorted(self._diagnostics, key=lambda d: -SEVERITIES.index(d[1])):
             fmt = QTextCharFormat()
@@ -280,7 +275,7 @@ class CodeEditor(QPlainTextEdit):
 
     def _build_search_selections(self) -> None:
         fmt = QTextCharFormat()
-        fmt.setBackground(QColor(_SEARCH_COLOURS[self._tokens.dark]))
+        fmt.setBackground(QColor(self._tokens.find_match))
         self._search_selections = []
         for start, end in self._search_ranges:
             cursor = QTextCursor(self.document())

@@ -11,11 +11,11 @@ from PySide6.QtGui import QAction, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton, QWidget
 
 from skill_studio.ui.designer.editor import CodeEditor
+from skill_studio.ui.theme import current_tokens
 
 #: More marks than this are counted but not painted: each one costs on every cursor move.
 MAX_MARKS = 2000
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_ERROR_STYLE = "QLineEdit { border: 1px solid #d32f2f; }"
 _FIND_TIP = "Text to find (Enter: next, Shift+Enter: previous, Esc: close)"
 
 
@@ -233,8 +233,9 @@ class FindReplaceBar(QWidget):
     def _set_error(self, message: str) -> None:
         self._error = message
         field = self.replace_field if message.startswith("Invalid replacement") else self.find_field
+        refused = f"QLineEdit {{ border: 1px solid {current_tokens().error}; }}"
         for f in (self.find_field, self.replace_field):
-            f.setStyleSheet(_ERROR_STYLE if message and f is field else "")
+            f.setStyleSheet(refused if message and f is field else "")
         self.find_field.setToolTip(message if message and field is self.find_field else _FIND_TIP)
         if message:
             field.setToolTip(message)

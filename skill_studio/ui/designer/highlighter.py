@@ -11,29 +11,14 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, String
 from pygments.util import ClassNotFound
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
+from skill_studio.ui.theme import SYNTAX_COLOURS
+
 # Block states. Bits 0-1 hold the kind; the rest depends on it:
 #   FRONT: bit 2 = inside a YAML block scalar, bits 3.. = indentation of the key that opened it
 #   FENCE: bit 2 = tilde fence, bits 3-10 = fence length, bits 11.. = language id
 BODY, FRONT, FENCE = 0, 1, 2
 _SCALAR = 4
 
-#: Foreground colours (and styles) per role; "dark" colours are for dark backgrounds.
-_PALETTE = {
-    False: {
-        "keyword": "#7c3aed", "string": "#1a7f37", "comment": "#6e7781", "number": "#b35900",
-        "function": "#0550ae", "builtin": "#0a7c86", "operator": "#6b4f00", "variable": "#953800",
-        "key": "#0550ae", "punct": "#6e7781", "heading": "#1f4fbf", "code": "#a3214f",
-        "code_back": "#f1f3f7", "link": "#3056d3", "url": "#6e7781", "quote": "#5b6475",
-        "marker": "#b35900", "html": "#8a93a3", "fence": "#8a6d00", "lang": "#8a6d00",
-    },
-    True: {
-        "keyword": "#c792ea", "string": "#a5d68a", "comment": "#8b93a3", "number": "#f5a86a",
-        "function": "#82aaff", "builtin": "#5fd0dc", "operator": "#d7c08a", "variable": "#f5a86a",
-        "key": "#82aaff", "punct": "#8b93a3", "heading": "#9ab8ff", "code": "#f29db4",
-        "code_back": "#30353f", "link": "#7aa2ff", "url": "#8b93a3", "quote": "#a3abba",
-        "marker": "#f5a86a", "html": "#7d8596", "fence": "#d9b65c", "lang": "#d9b65c",
-    },
-}
 _BOLD = {"heading", "key", "strong", "lang"}
 _ITALIC = {"comment", "emphasis", "quote"}
 
@@ -41,7 +26,7 @@ _ITALIC = {"comment", "emphasis", "quote"}
 def make_formats(dark: bool) -> dict[str, QTextCharFormat]:
     """One QTextCharFormat per role ("keyword", "string", "heading", ...) for the given background."""
     formats: dict[str, QTextCharFormat] = {}
-    for role, colour in _PALETTE[dark].items():
+    for role, colour in SYNTAX_COLOURS[dark].items():
         if role == "code_back":
             continue
         fmt = QTextCharFormat()
@@ -51,7 +36,7 @@ def make_formats(dark: bool) -> dict[str, QTextCharFormat]:
         if role in _ITALIC:
             fmt.setFontItalic(True)
         formats[role] = fmt
-    formats["code"].setBackground(QColor(_PALETTE[dark]["code_back"]))
+    formats["code"].setBackground(QColor(SYNTAX_COLOURS[dark]["code_back"]))
     formats["link"].setFontUnderline(True)
     for role, (bold, italic) in {"strong": (True, False), "emphasis": (False, True)}.items():
         fmt = QTextCharFormat()

@@ -4,31 +4,84 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QEvent, QMargins, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QMargins, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QComboBox, QCompleter, QFormLayout, QLabel, QLineEdit, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
-from skill_studio.core.format.diagnostics import Parsed
 from skill_studio.core.format.fields import set_studio_field, studio_fields
 from skill_studio.core.format.frontmatter import set_field
-from skill_studio.core.format.lints import lint_data
 from skill_studio.core.format.skillmd import SkillDocument, SkillParseError, parse_document
 from skill_studio.core.format.strict import MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH
-from skill_studio.ui.designer.form_fields import (
-    REQUIRED_KEYS,
-    TokenCompleter,
-    _Field,
-    _PlainEdit,
+from skill_studio.ui.designer.form_checks import (
+    look_alike_messages,
     name_messages,
+    not_in_library,
     parse_error_banner,
+    pattern_problem,
     split_tokens,
 )
 from skill_studio.ui.theme import current_tokens
 
 DEBOUNCE_MS = 400
 COMBO_LIMIT = 2000   # more skills than this: the parent field completes names instead of listing them
+#: Keys written even when empty (an emptied optional field is removed from the frontmatter).
+REQUIRED_KEYS = frozenset({"name", "description"})
+
+
+class TokenCompleter(QCompleter):
+    """Completes the last of several comma-separated names in a line edit."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent, caseSensitivity=Qt.CaseSensitivity.CaseInsensitive,
+                         filterMode=Qt.MatchFlag.MatchContains)
+        self.setModel(QStringListModel(self))
+        self._head = ""
+
+    def set_words(self, words: list[str]) -> None:
+        words = sorted(set(words), key=str.casefold)
+        if words != self.model().stringList():
+            self.model().setStringList(words)
+
+    def splitPath(self, path: str) -> list[str]:
+        # Called as the user types (not when a completion is highlighted): remember what comes before.
+        last = re.split(r"[,\s]", path)[-1]
+        self._head = path[: len(path) - len(last)]
+        return [last]
+
+    def pathFromIndex(self, index) -> str:
+        return self._head + super().pathFromIndex(index) + ", "
+
+
+class _PlainEdit(QPlainTextEdit):
+    """A QPlainTextEdit that says when the user leaves it, as QLineEdit does."""
+
+    editingFinished = Signal()
+
+    def focusOutEvent(self, event) -> None:
+        super().focusOutEvent(event)
+        self.editingFinished.emit()
+
+
+@dataclass
+class _Field:
+    key: str                      # frontmatter key, or the studio field's name
+    studio: bool
+    get: Callable[[], Any]        # the value the widget shows (str, or list for token fields)
+    put: Callable[[Any], None]    # show a value without telling anyone
+    timer: QTimer                 # the pause after typing before the field is written
 
 
 class MetadataForm(QWidget):
@@ -293,8 +346,7 @@ class MetadataForm(QWidget):
         self.banner.setText(text)
         self.banner.show()
         t = current_tokens()
-        back = "#4a2626" if t.dark else "#fdecea"
-        self.banner.setStyleSheet(f"background: {back}; color: {t.error}; padding: 8px;"
+        self.banner.setStyleSheet(f"background: {t.error_back}; color: {t.error}; padding: 8px;"
                                   f" border: 1px solid {t.error}; border-radius: 4px;")
 
     def _refresh_checks(self) -> None:
@@ -308,8 +360,7 @@ class MetadataForm(QWidget):
             problems.append(f"Another skill in the library is already named '{stripped}'")
         elif stripped and not problems:
             if stripped not in self._near:  # checked once per name typed, not on every refresh
-                parsed = Parsed(data={"name": stripped})
-                self._near[stripped] = [d.message for d in lint_data(parsed, None, others) if d.code == "W004"]
+                self._near[stripped] = look_alike_messages(stripped, others)
             problems += self._near[stripped]
         self._show(self.name_message, "\n".join(problems), bad)
         if stripped and self.saved_name and stripped != self.saved_name and not problems:
@@ -324,20 +375,10 @@ class MetadataForm(QWidget):
         self._show(self.compatibility_counter, f"{n} / {MAX_COMPATIBILITY_LENGTH}",
                    bad if n > MAX_COMPATIBILITY_LENGTH else muted)
         for edit, label in ((self.depends_edit, self.depends_note), (self.conflicts_edit, self.conflicts_note)):
-            unknown = [s for s in split_tokens(edit.text()) if s not in self._library]
-            self._show(label, f"not in the library: {', '.join(unknown)}" if unknown else "", warn)
+            self._show(label, not_in_library(split_tokens(edit.text()), self._library), warn)
         parent = self.parent_combo.currentText().strip()
-        self._show(self.parent_note, f"not in the library: {parent}"
-                   if parent and parent not in self._library else "", warn)
-        pattern = self.trigger_edit.text().strip()
-        message = ""
-        if pattern:
-            try:
-                re.compile(pattern)
-            except re.error as e:
-                where = f" at position {e.pos}" if e.pos is not None else ""
-                message = f"Not a valid regular expression: {e.msg}{where}"
-        self._show(self.trigger_message, message, bad)
+        self._show(self.parent_note, not_in_library([parent] if parent else [], self._library), warn)
+        self._show(self.trigger_message, pattern_problem(self.trigger_edit.text().strip()), bad)
         if self.banner.isVisible():
             self._show_banner(self.banner.text())
 

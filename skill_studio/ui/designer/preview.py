@@ -17,7 +17,7 @@ from skill_studio.ui.designer.preview_files import decode_skill_image, skill_pat
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.safe_text import literal
 
-__all__ = ["EMPTY_HINT", "PreviewPane", "SourceMap", "decode_skill_image", "skill_path"]
+__all__ = ["EMPTY_HINT", "PreviewPane", "SourceMap"]
 
 #: Shown instead of a blank pane while the body is empty.
 EMPTY_HINT = "Nothing to preview yet — write the instructions in the editor"

@@ -8,6 +8,7 @@ from PySide6.QtCore import QBuffer, QIODevice, QUrl
 from PySide6.QtGui import QColor, QImage, QImageReader, QPainter, QPen
 
 from skill_studio.core.render.sanitize import svg_is_self_contained
+from skill_studio.ui.theme import current_tokens
 
 __all__ = ["decode_skill_image", "not_shown_image", "skill_path"]
 
@@ -32,9 +33,10 @@ def skill_path(url: QUrl, files) -> str | None:
 def not_shown_image() -> QImage:
     """A small crossed box standing for a skill image that is not shown."""
     image = QImage(18, 18, QImage.Format.Format_ARGB32)
-    image.fill(QColor("#e9ecef"))
+    t = current_tokens()
+    image.fill(QColor(t.surface_alt))
     painter = QPainter(image)
-    painter.setPen(QPen(QColor("#868e96"), 1))
+    painter.setPen(QPen(QColor(t.text_muted), 1))
     painter.drawRect(0, 0, 17, 17)
     painter.drawLine(4, 4, 13, 13)
     painter.drawLine(13, 4, 4, 13)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from skill_studio.core.format.diagnostics import Diagnostic, Severity
 from skill_studio.core.format.validate import PROFILES, validate_text
 from skill_studio.ui.gui_thread import gui_only
-from skill_studio.ui.theme import current_tokens
+from skill_studio.ui.theme import LIGHT, ON_FILL, SEVERITY_MARKS, current_tokens
 
 __all__ = ["DEBOUNCE_MS", "PROFILE_LABELS", "ProblemsPanel", "ValidationRunner", "safe_validate", "severity_icon"]
 
@@ -161,9 +161,7 @@ _ICON_CACHE: dict[tuple[Severity, bool], QIcon] = {}
 
 def severity_colour(severity: Severity, dark: bool) -> QColor:
     """The colour of a severity's icon in the light or dark theme."""
-    light_dark = {Severity.ERROR: ("#d32f2f", "#ef5350"), Severity.WARNING: ("#c98a00", "#f2c14e"),
-                  Severity.INFO: ("#1e6fd9", "#64a8f5")}[severity]
-    return QColor(light_dark[1] if dark else light_dark[0])
+    return QColor(SEVERITY_MARKS[dark][severity.value])
 
 
 def severity_icon(severity: Severity, dark: bool | None = None) -> QIcon:
@@ -177,7 +175,7 @@ def severity_icon(severity: Severity, dark: bool | None = None) -> QIcon:
         p.setRenderHint(QPainter.Antialiasing)
         p.setPen(Qt.NoPen)
         p.setBrush(severity_colour(severity, dark))
-        mark = QPen(QColor("#1d2330") if severity is Severity.WARNING else QColor("#ffffff"), 3.5,
+        mark = QPen(QColor(LIGHT.text) if severity is Severity.WARNING else QColor(ON_FILL), 3.5,
                     Qt.SolidLine, Qt.RoundCap)
         if severity is Severity.WARNING:
             p.drawPolygon(QPolygonF([QPointF(16, 2), QPointF(30.5, 29), QPointF(1.5, 29)]))

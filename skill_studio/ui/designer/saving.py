@@ -1,134 +1,94 @@
-"""Saving in the designer: a new version with a note, a conflict shown instead of written
-over, restoring, drafts kept while typing, and what happens on close."""
+"""Writing the designer's text to the store: a new version with a note, a conflict shown instead
+of written over, a copy, an earlier version restored. Each write answers with what it changed."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QInputDialog
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
 
-from skill_studio.core.store import StoreError
-from skill_studio.ui.designer.session import VersionConflict
+from skill_studio.core.model import SkillFile
+from skill_studio.core.ops.changes import ChangeSet
+from skill_studio.core.ops.skills import Saved
+from skill_studio.core.store import StoreError, VersionConflict
+from skill_studio.ui.designer.session import EditSession
+
+__all__ = ["Author", "Outcome", "Saver"]
 
 
-class SavingMixin:
-    """The save side of :class:`DesignerWidget` (which provides session, text(), files(),
-    _load(), the ask/tell callables and the signals)."""
+class Author(Protocol):
+    """The person editing, as a save needs them: asked for a note, asked what to do about a change
+    made elsewhere ('reload', 'overwrite', 'copy' or 'cancel'), told why nothing was written."""
 
-    # --- saving -------------------------------------------------------------------
+    def ask_note(self) -> str | None: ...
 
-    def _ask_note(self) -> str | None:
-        note, ok = QInputDialog.getText(self, "Save new version", "What changed (optional):")
-        return note if ok else None
+    def resolve_conflict(self, stored: str, mine: str) -> str: ...
 
-    def _flush_panels(self) -> None:
-        """Edits still waiting in the form (it writes after a pause) reach the text now."""
-        self.form.flush()
+    def tell(self, title: str, text: str) -> None: ...
 
-    def save(self) -> bool:
-        """Save a new version (asking for an optional note). False when nothing was saved."""
-        if self.session.read_only:
-            return False
-        self._flush_panels()
-        if not self._dirty:
-            self.statusMessage.emit("No changes to save")
-            return True
-        note = self.ask_note()
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a save ended: written (``changes`` says what changed, empty when the store already held
+    the text), the stored version taken instead (``reloaded``), or nothing done."""
+
+    changes: ChangeSet | None = None
+    reloaded: bool = False
+
+    @property
+    def written(self) -> bool:
+        return self.changes is not None
+
+
+class Saver:
+    """Writes the text and files it is given through ``session``, asking ``author`` what a write
+    needs to know; never writes over a version the session did not read without asking."""
+
+    def __init__(self, session: EditSession, author: Author):
+        self.session = session
+        self.author = author
+
+    def save(self, text: str, files: list[SkillFile]) -> Outcome:
+        """A new version, with the note the author gives (asking is cancelled: nothing done)."""
+        note = self.author.ask_note()
         if note is None:
-            return False
-        return self._save_with(lambda: self.session.save(self.text(), self.files(), note))
+            return Outcome()
+        return self._write(lambda: self.session.save(text, files, note), text, files)
 
-    def _save_with(self, do_save) -> bool:
-        try:
-            skill = do_save()
-        except VersionConflict:
-            return self._conflict()
-        except (StoreError, ValueError) as e:  # SkillParseError is a ValueError and names the line
-            self.tell("Not saved", f"{self.session.name} was not saved:\n\n{e}")
-            return False
-        self._after_save(skill.name)
-        return True
-
-    def _conflict(self) -> bool:
-        choice = self.resolve_conflict(self.session.stored_text(), self.text())
-        if choice == "reload":
-            self._load(self.session.reload().skill_md, self.session.base.files)
-            self.statusMessage.emit("Reloaded the version in the store; your changes were dropped")
-            return False
-        if choice == "overwrite":
-            return self._save_with(lambda: self.session.overwrite(self.text(), self.files()))
-        if choice == "copy":
-            new_name = self.session.free_copy_name()
-            return self._save_with(lambda: self.session.save_as_copy(self.text(), self.files(), new_name))
-        return False
-
-    def save_as_copy(self) -> bool:
-        self._flush_panels()
-        was_read_only = self.session.read_only
+    def save_as_copy(self, text: str, files: list[SkillFile]) -> Outcome:
+        """The text as a new skill under a free ``<name>-copy`` name; the session edits the copy."""
         name = self.session.free_copy_name()
-        saved = self._save_with(lambda: self.session.save_as_copy(self.text(), self.files(), name))
-        if saved and was_read_only:  # the copy is editable: a fresh designer shows it so
-            self.replaceRequested.emit(self.session.name)
-        return saved
+        return self._write(lambda: self.session.save_as_copy(text, files, name), text, files)
 
-    def _after_save(self, name: str) -> None:
-        self._draft_timer.stop()
-        self._load(self.session.base.skill_md, self.session.base.files)
-        self.saved.emit(name)
-        self.statusMessage.emit(f"Saved {name} as version {self.session.version}")
-
-    def restore_version(self, version: int) -> None:
-        if self._dirty and not self.confirm("Restore version",
-                                            f"Restoring version {version} drops your unsaved changes. Go on?"):
-            return
+    def restore(self, version: int) -> Outcome:
+        """Make ``version`` the current one (a new version); a stale session is told to reload."""
         try:
-            self.session.restore(version)
+            saved = self.session.restore(version)
         except VersionConflict:
-            self.tell("Not restored", "The skill was changed elsewhere since you opened it; "
-                                      "reload it first.")
-            return
+            self.author.tell("Not restored", "The skill was changed elsewhere since you opened it; reload it first.")
+            return Outcome()
         except StoreError as e:
-            self.tell("Not restored", str(e))
-            return
-        self._after_save(self.session.name)
+            self.author.tell("Not restored", str(e))
+            return Outcome()
+        return Outcome(saved.changes)
 
-    # --- drafts and closing ----------------------------------------------------------
-
-    def save_draft(self) -> None:
-        """Keep the unsaved text in the store, so a crash loses nothing."""
-        if self._dirty and not self.session.read_only:
-            try:
-                self.session.save_draft(self.text())
-            except StoreError as e:
-                self.statusMessage.emit(f"Could not keep a draft: {e}")
-
-    def store_changed(self) -> None:
-        """Another window or process wrote to the store: follow it when nothing is unsaved."""
-        self._names = None
-        if not self.session.changed_elsewhere():
-            return
-        if self._dirty:
-            self.banner.setText("This skill was changed elsewhere since you opened it. Saving will show "
-                                "you the difference and let you choose.")
-            self.banner.show()
-            return
+    def _write(self, write: Callable[[], Saved], text: str, files: list[SkillFile]) -> Outcome:
         try:
-            self._load(self.session.reload().skill_md, self.session.base.files)
-        except StoreError:
-            self.banner.setText("This skill is no longer in the store. Save a copy to keep your text.")
-            self.banner.show()
+            saved = write()
+        except VersionConflict:
+            return self._conflict(text, files)
+        except (StoreError, ValueError) as e:  # SkillParseError is a ValueError and names the line
+            self.author.tell("Not saved", f"{self.session.name} was not saved:\n\n{e}")
+            return Outcome()
+        return Outcome(saved.changes)
 
-    def maybe_close(self) -> bool:
-        """True when the designer may close: saved, discarded, or nothing to lose."""
-        self._flush_panels()
-        if not self._dirty:
-            self._draft_timer.stop()
-            if not self.session.read_only and self.session.draft() is not None:
-                self.session.discard_draft()  # typed and undone back to the saved text: nothing to keep
-            return True
-        answer = self.ask_unsaved()
-        if answer == "save":
-            return self.save()
-        if answer == "discard":
-            self._draft_timer.stop()
-            self.session.discard_draft()
-            return True
-        return False
+    def _conflict(self, text: str, files: list[SkillFile]) -> Outcome:
+        choice = self.author.resolve_conflict(self.session.stored_text(), text)
+        if choice == "reload":
+            self.session.reload()
+            return Outcome(reloaded=True)
+        if choice == "overwrite":
+            return self._write(lambda: self.session.overwrite(text, files), text, files)
+        if choice == "copy":
+            return self.save_as_copy(text, files)
+        return Outcome()

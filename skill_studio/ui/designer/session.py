@@ -1,5 +1,6 @@
 """One skill open in the designer: what the store held when it was opened, what the author
-has now, and saving it without ever writing over somebody else's change."""
+has now, and writing it through the skill operations without ever writing over somebody else's
+change."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from skill_studio.core.format import skillmd
 from skill_studio.core.format.fields import to_skill
 from skill_studio.core.format.frontmatter import set_field
 from skill_studio.core.model import Origin, Skill, SkillFile
-from skill_studio.core.store import Store, VersionConflict
+from skill_studio.core.ops.skills import Saved, create_skill_from, restore_version, save_skill
+from skill_studio.core.store import Store
 
-__all__ = ["EditSession", "VersionConflict", "body_of"]
+__all__ = ["EditSession", "body_of"]
 
 
 def body_of(text: str) -> tuple[str, int]:
@@ -33,11 +35,17 @@ def _same_files(a: list[SkillFile], b: list[SkillFile]) -> bool:
 
 
 class EditSession:
-    """The skill ``name`` as read from ``store``; saving checks that nobody saved since."""
+    """The skill ``name`` as read from ``store``; saving checks that nobody saved since.
 
-    def __init__(self, store: Store, name: str):
+    ``base_version`` is the version a draft was written on: when the store holds a newer one,
+    saving the draft meets it as a conflict. Every write answers with the :class:`Saved` skill
+    and the change set the views need."""
+
+    def __init__(self, store: Store, name: str, *, base_version: int | None = None):
         self.store = store
         self.base: Skill = store.get(name)
+        if base_version is not None and base_version != self.base.version:
+            self.base = replace(self.base, version=base_version)
 
     @property
     def name(self) -> str:
@@ -72,43 +80,38 @@ class EditSession:
                          source_path=self.base.source_path)
         if not skill.name:
             raise ValueError(f"{name_hint}/{self.base.md_filename}: the frontmatter needs a name")
-        if skill.name != self.name:   # a rename: the store's rule, said before anything is saved
-            problem = self.store.rename_problem(self.name, skill.name)
-            if problem is not None:
-                raise ValueError(f"{name_hint}/{self.base.md_filename}: {problem}")
         # The folder follows the name; a skill kept under another folder name keeps it.
         same_folder = self.base.folder_name in (None, self.base.name)
         skill.folder_name = skill.name if same_folder else self.base.folder_name
         return skill
 
-    def save(self, text: str, files: list[SkillFile], note: str = "") -> Skill:
-        """Save as the next version. Raises VersionConflict when the store moved on since this
-        session read it (nothing written), SkillParseError/ValueError for text that does not
-        load, and the store's errors (ReadOnlySkill, AlreadyExists, DependentsExist on rename)."""
+    def save(self, text: str, files: list[SkillFile], note: str = "") -> Saved:
+        """Save as the next version (a new name in the text renames the skill). Raises
+        VersionConflict when the store moved on since this session read it (nothing written),
+        SkillParseError/ValueError for text that does not load, and the operation's refusals
+        (StoreError for a name it refuses, ReadOnlySkill, AlreadyExists, DependentsExist)."""
         skill = self._skill_from(text, files, self.name)
         old_name = self.name
-        saved = self.store.update(old_name, skill, self.base.version, note=note or "edited")
-        for key in {old_name, saved.name}:  # a rename carries the draft to the new name
+        saved = save_skill(self.store, old_name, skill, self.base.version, note=note or "edited")
+        for key in {old_name, saved.skill.name}:  # a rename carries the draft to the new name
             self.store.discard_draft(key)
-        self.base = saved
+        self.base = saved.skill
         return saved
 
-    def overwrite(self, text: str, files: list[SkillFile], note: str = "") -> Skill:
+    def overwrite(self, text: str, files: list[SkillFile], note: str = "") -> Saved:
         """Save over whatever the store holds now (the author saw the difference and chose this)."""
         self.base = replace(self.base, version=self.store.get(self.name, with_files=False).version)
         return self.save(text, files, note or "edited (over a change made elsewhere)")
 
-    def save_as_copy(self, text: str, files: list[SkillFile], new_name: str, note: str = "") -> Skill:
-        """Add the text as a new skill ``new_name`` (the name field rewritten); this session
-        then edits the copy."""
+    def save_as_copy(self, text: str, files: list[SkillFile], new_name: str, note: str = "") -> Saved:
+        """Add the text as a new skill ``new_name`` (the name field rewritten), under the rules
+        for a new skill; this session then edits the copy."""
         doc = skillmd.parse_document(text, f"{self.name}/{self.base.md_filename}")
-        copy_text = set_field(doc, "name", new_name)
-        skill = self._skill_from(copy_text, files, new_name)
-        skill.folder_name = new_name
-        skill = replace(skill, origin=Origin.HUMAN)
+        skill = self._skill_from(set_field(doc, "name", new_name), files, new_name)
+        saved = create_skill_from(self.store, skill, origin=Origin.HUMAN, note=note or f"copied from {self.name}")
         self.store.discard_draft(self.name)
-        self.base = self.store.add(skill, note=note or f"copied from {self.name}")
-        return self.base
+        self.base = saved.skill
+        return saved
 
     def free_copy_name(self) -> str:
         stem = f"{self.name}-copy"
@@ -123,11 +126,12 @@ class EditSession:
         self.base = self.store.get(self.name)
         return self.base
 
-    def restore(self, version: int) -> Skill:
+    def restore(self, version: int) -> Saved:
         """Make an earlier version current (a new version); raises VersionConflict if stale."""
-        self.base = self.store.restore(self.name, version, self.base.version)
+        saved = restore_version(self.store, self.name, version, self.base.version)
         self.store.discard_draft(self.name)
-        return self.base
+        self.base = saved.skill
+        return saved
 
     def save_draft(self, text: str) -> None:
         self.store.save_draft(self.name, text, self.base.version)

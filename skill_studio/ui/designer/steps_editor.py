@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from skill_studio.core.format.fields import steps_from_body, studio_fields
 from skill_studio.core.format.frontmatter import set_field
 from skill_studio.core.format.skillmd import SkillDocument, SkillParseError, parse_document
-from skill_studio.ui.designer.metadata_form import parse_error_banner
+from skill_studio.ui.designer.form_checks import parse_error_banner
 from skill_studio.ui.theme import current_tokens
 
 BODY_NOTE = "These steps come from the body's 'Steps' section; edit them there."

@@ -279,9 +279,13 @@ class GraphView(WorkerOwner, QWidget):
         self._worker = worker
         self._thread = start_worker(worker, self, "graph-layout")
 
-    def store_changed(self) -> None:
-        if self.prepared is not None:
-            self.reload()
+    def apply_changes(self, changes) -> bool:
+        """Lay the graph out again when a skill it holds changed, or skills came or went; True if so."""
+        full = self.prepared.full if self.prepared is not None else None
+        if full is None or not (changes.membership or any(name in full for name in changes.skills)):
+            return False
+        self.reload()
+        return True
 
     @Slot(object)
     @gui_only

@@ -1,59 +1,52 @@
-"""The dependency graph in the main window: the Graph action (toolbar, View menu, Ctrl+Shift+G),
-its tab, and keeping it in step with the browser's selection and with changes to the store."""
+"""The dependency graph as a feature of the window: the Graph action (toolbar, View menu,
+Ctrl+Shift+G), its tab, and keeping it in step with the browser's selection."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from PySide6.QtWidgets import QToolBar
-
-if TYPE_CHECKING:
-    from skill_studio.ui.shell.main_window import MainWindow
+from skill_studio.core.ops.changes import ChangeSet
+from skill_studio.ui.shell.feature import ActionSpec, Feature, PageSpec, at
 
 
-class WindowGraph:
-    def __init__(self, window: MainWindow):
-        self.window = w = window
-        self.view = None
-        w._action("show_graph", "Dependency &graph", self.show, "Ctrl+Shift+G",
-                  "Which skills need which: the dependency graph and its problems")
-        bar = w.menuBar()
-        view_menu = next(m.menu() for m in bar.actions() if m.text().replace("&", "") == "View")
-        view_menu.addAction(w.actions["show_graph"])
-        toolbar = w.findChild(QToolBar, "main_toolbar")
-        if toolbar is not None:
-            toolbar.addAction(w.actions["show_graph"])
-        w.browser.selectionChanged.connect(self._selection)
-        w.storeChanged.connect(self._store_changed)
-        w.watcher.changedElsewhere.connect(self._store_changed)
-        w.workspace.storeChanged.connect(self._store_changed)
+class GraphFeature(Feature):
+    id = "graph"
 
-    def is_open(self) -> bool:
-        return self.window.workspace.holds(self.view)
+    def action_specs(self) -> list[ActionSpec]:
+        return [ActionSpec("show_graph", "Dependency &graph", self.show, "Ctrl+Shift+G",
+                           "Which skills need which: the dependency graph and its problems",
+                           places=(at("View", 3, 3),), toolbar=(2, 1))]
+
+    def page_specs(self) -> list[PageSpec]:
+        return [PageSpec("graph", "Graph", self._make)]
+
+    @property
+    def view(self):
+        """The graph while its tab is open, else None."""
+        return self.shell.page("graph")
 
     def show(self) -> None:
         """The graph in its own tab (opened once), showing the browser's selection."""
+        self.shell.open_page("graph")
+
+    def _make(self, parent):
         from skill_studio.ui.graph.graph_view import GraphView
 
-        w = self.window
-        if not self.is_open():
-            self.view = GraphView(w.store, w.workspace)
-            self.view.skillSelected.connect(self._reveal)
-            self.view.openRequested.connect(w.open_designer)
-            names = w.browser.selected_names()
-            self.view.selected = names[0] if len(names) == 1 else None
-            w.workspace.addTab(self.view, "Graph")
-            self.view.reload()
-        w.workspace.setCurrentWidget(self.view)
+        shell = self.shell
+        view = GraphView(shell.store, parent)
+        view.skillSelected.connect(self._reveal)
+        view.openRequested.connect(shell.open_designer)
+        names = shell.selected_names()
+        view.selected = names[0] if len(names) == 1 else None
+        view.reload()
+        return view
 
     def _reveal(self, name: str) -> None:
-        if name in self.window.store:
-            self.window.reveal(name)
+        if name in self.shell.store:
+            self.shell.reveal(name)
 
-    def _selection(self, names: list) -> None:
-        if self.is_open():
+    def selection_changed(self, names: list[str]) -> None:
+        if self.view is not None:
             self.view.set_selected(names[0] if len(names) == 1 else None)
 
-    def _store_changed(self) -> None:
-        if self.is_open():
-            self.view.store_changed()
+    def changes_applied(self, changes: ChangeSet) -> None:
+        if self.view is not None:
+            self.view.apply_changes(changes)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from skill_studio.core.health import checks as health
 from skill_studio.core.health.checks import BANDS, HealthRun
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.health.health_models import (
     BAR_COLUMNS,
@@ -50,7 +51,7 @@ class HealthView(WorkerOwner, QWidget):
     runFinished = Signal(object)        # the HealthRun
     runCancelled = Signal()
     runFailed = Signal(str)
-    storeChanged = Signal()             # after the plan was applied
+    storeChanged = Signal(object)       # ChangeSet: after the plan was applied
     mergeRequested = Signal(str, str)   # (source, target)
     skillActivated = Signal(str)
 
@@ -329,12 +330,13 @@ class HealthView(WorkerOwner, QWidget):
             return False
         change, refused = self.do_apply(self.plan_model.actions(), self.plan_model.excluded_skills())
         names = getattr(change, "names", None)
-        self.plan_model.mark_applied(set(names) if names is not None else {a.skill for a in chosen})
+        applied = set(names) if names is not None else {a.skill for a in chosen}
+        self.plan_model.mark_applied(applied)
         done = len(chosen) - len(refused)
         self.status_label.setText(f"Applied {done} move(s); run the check again to see the new scores")
         if refused:
             self.inform("Some moves were refused:\n\n" + "\n".join(refused))
-        self.storeChanged.emit()
+        self.storeChanged.emit(ChangeSet.of(changed=applied, label="health plan"))
         return True
 
     # --- near-duplicates ----------------------------------------------------

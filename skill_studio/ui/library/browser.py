@@ -15,10 +15,11 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.model import Lifecycle
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Filters
 from skill_studio.ui.library.card_delegate import CardDelegate
 from skill_studio.ui.library.filter_bar import FilterBar
-from skill_studio.ui.library.models import COLUMNS, NAME_ROLE, SkillListModel
+from skill_studio.ui.library.models import COLUMNS, NAME_ROLE, SkillListModel, row_runs
 
 VIEW_MODES = ("cards", "list")
 
@@ -227,6 +228,19 @@ class BrowserWidget(QWidget):
         self._sync_sort_controls()
         self._update_empty_state()
 
+    def apply_changes(self, changes: ChangeSet) -> str:
+        """Follow an operation's change set: the changed rows, or the list when it is not the same
+        any more (see :meth:`SkillListModel.apply_changes`); tags and tab counts read again."""
+        if not (changes.skills or changes.unknown):
+            return ""
+        self.filter_bar.set_tags(self._model.store.tags())
+        done = self._model.apply_changes(changes)
+        self._update_counts()
+        if done == "reset":
+            self._sync_sort_controls()
+        self._update_empty_state()
+        return done
+
     def clear_filters(self) -> None:
         """Show every skill: All tab, all origins, all tags, no search."""
         self.filter_bar.clear()
@@ -352,7 +366,7 @@ class BrowserWidget(QWidget):
     def _select_rows(self, rows: list[int], current: int | None) -> None:
         selection = QItemSelection()
         last_col = self._model.columnCount() - 1
-        for start, end in _runs(sorted(set(rows))):
+        for start, end in row_runs(sorted(set(rows))):
             selection.select(self._model.index(start, 0), self._model.index(end, last_col))
         sm = self.card_view.selectionModel()
         if current is not None:
@@ -385,21 +399,6 @@ class BrowserWidget(QWidget):
 
     def sizeHint(self) -> QSize:
         return QSize(1000, 700)
-
-
-def _runs(rows: list[int]):
-    """Consecutive runs of sorted row numbers as (first, last) pairs."""
-    start = prev = None
-    for r in rows:
-        if start is None:
-            start = prev = r
-        elif r == prev + 1:
-            prev = r
-        else:
-            yield start, prev
-            start = prev = r
-    if start is not None:
-        yield start, prev
 
 
 def _escape(text: str) -> str:

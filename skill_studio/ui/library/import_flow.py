@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from skill_studio.core.format.names import printable
 from skill_studio.core.library.importer import ImportEntry, ImportReport, import_paths
 from skill_studio.core.model import Origin
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Store
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.safe_text import literal, warning
@@ -377,3 +378,10 @@ def run_import(parent: QWidget | None, store: Store, paths: Iterable[str], origi
     return outcome.report
 
 
+
+
+def import_changes(report: ImportReport) -> ChangeSet:
+    """What an import changed: the skills it added, and those it updated or merged into."""
+    added = [e.name for e in report.entries if e.status == "imported" and e.name]
+    changed = [e.name for e in report.entries if e.status in ("updated", "merged") and e.name]
+    return ChangeSet.of(added=added, changed=changed, label="import")

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Filters, Store, UnusableStore
 from skill_studio.ui.safe_text import literal
 
@@ -94,8 +95,13 @@ class SkillListModel(QStandardItemModel):
 
     def reload(self) -> None:
         """Read the names again (after a change in the store); views keep their place by name."""
+        self._reset(self._query_names())
+
+    def _query_names(self) -> list[str]:
         sort = self._sort if (self._sort != "relevance" or self._filters.text) else "name"
-        names = self._store.names(self._filters, sort=sort, descending=self._descending)
+        return self._store.names(self._filters, sort=sort, descending=self._descending)
+
+    def _reset(self, names: list[str]) -> None:
         self.beginResetModel()
         self._names = names
         self._row_index = None
@@ -107,16 +113,35 @@ class SkillListModel(QStandardItemModel):
             self.blockSignals(False)
         self.endResetModel()
 
-    def refresh_skills(self, names: list[str]) -> None:
-        """Fetch these skills' cards again (their row stays; a full reload is not needed)."""
+    def apply_changes(self, changes: ChangeSet) -> str:
+        """Follow what an operation changed: "reset" when the rows to show are not the same any
+        more (skills came, went, were renamed, or left or joined the filter, or moved in the
+        order), "rows" when only the changed skills' rows were read again, "" when nothing here
+        was touched."""
+        if changes.membership:
+            self.reload()
+            return "reset"
+        if not changes.skills:
+            return ""
+        names = self._query_names()
+        if names != self._names:
+            self._reset(names)
+            return "reset"
+        return "rows" if self.refresh_skills(changes.skills) else ""
+
+    def refresh_skills(self, names) -> int:
+        """Read these skills' cards again and tell the views their rows changed (rows stay where
+        they are); returns how many rows were shown."""
         rows = self._rows()
-        pages = {rows[n] // PAGE for n in names if n in rows}
-        for p in pages:
-            self._pages.pop(p, None)
-        for n in names:
-            row = rows.get(n)
-            if row is not None:
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+        shown = sorted(rows[n] for n in set(names) if n in rows)
+        cached = [r for r in shown if r // PAGE in self._pages]
+        if cached:
+            fresh = {s.name: s for s in self._store.cards([self._names[r] for r in cached])}
+            for r in cached:
+                self._pages[r // PAGE][r % PAGE] = fresh.get(self._names[r])
+        for start, end in row_runs(shown):
+            self.dataChanged.emit(self.index(start, 0), self.index(end, len(COLUMNS) - 1))
+        return len(shown)
 
     # --- access ---------------------------------------------------------------
 
@@ -207,6 +232,19 @@ class SkillListModel(QStandardItemModel):
         mime = QMimeData()
         mime.setText("\n".join(names))
         return mime
+
+
+def row_runs(rows: list[int]):
+    """Consecutive runs of sorted row numbers as (first, last) pairs."""
+    start = prev = None
+    for r in rows:
+        if start is None or r != prev + 1:
+            if start is not None:
+                yield start, prev
+            start = r
+        prev = r
+    if start is not None:
+        yield start, prev
 
 
 def _cell(skill: Skill, key: str) -> str:

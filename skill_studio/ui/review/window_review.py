@@ -1,114 +1,134 @@
-"""The review workflow in the main window: menus and keys, the review queue tab, the audit log
-tab, clickable trust stars, and keeping the views in step after each operation."""
+"""The review workflow as a feature of the window: undo and redo, the lifecycle moves, pin, merge and
+delete, the review queue tab, the audit log tab, clickable trust stars."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar
+from PySide6.QtWidgets import QInputDialog
 
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.review.lifecycle import MOVES
 from skill_studio.ui.review.actions import MOVE_TEXT, ReviewActions
-
-if TYPE_CHECKING:
-    from skill_studio.ui.shell.main_window import MainWindow
+from skill_studio.ui.shell.feature import (
+    CONTEXT,
+    ActionSpec,
+    Feature,
+    MenuSpec,
+    PageSpec,
+    any_selected,
+    at,
+    changes_from,
+)
 
 APPROVE_REASON = "approved in the review queue"
+LIFECYCLE = "Skill/Lifecycle"
 
 
-class WindowReview:
-    """Owns the window's :class:`ReviewActions` and everything that shows or triggers them."""
+class ReviewFeature(Feature):
+    """Owns the window's :class:`ReviewActions` (public as ``actions``) and all that shows or triggers them."""
 
-    def __init__(self, window: MainWindow):
+    id = "review"
+
+    def __init__(self, shell):
+        super().__init__(shell)
+        self.actions = ReviewActions(shell.store, shell, reviewer=lambda: shell.settings.reviewer)
+
+    def _move_selected(self, action: str):
+        return lambda _checked=False: self.actions.move(self.shell.selected_names(), action)
+
+    def action_specs(self) -> list[ActionSpec]:
+        a = self.actions
+        specs = [
+            ActionSpec("undo", "&Undo", a.undo, QKeySequence.Undo, "Undo the last review operation", scope="library",
+                       places=(at("Edit", 0, 0),)),
+            ActionSpec("redo", "&Redo", a.redo, QKeySequence.Redo, "Redo what was undone", scope="library",
+                       places=(at("Edit", 0, 1),)),
+            ActionSpec("reviewer", "Reviewer &name…", self._ask_reviewer, None,
+                       "The name the audit log records for you", places=(at("Edit", 2, 0),)),
+        ]
+        for i, action in enumerate(MOVES):
+            specs.append(ActionSpec(f"move_{action}", f"{MOVE_TEXT[action][0]}…", self._move_selected(action), None,
+                                    f"{MOVE_TEXT[action][0]} the selected skills (asks why)",
+                                    places=(at(LIFECYCLE, 0, i),), enabled=any_selected))
+        specs += [
+            ActionSpec("pin", "&Pin", lambda: a.set_pinned(self.shell.selected_names(), True), None,
+                       "Keep the selected skills out of the health check's moves", places=(at(LIFECYCLE, 1, 0),),
+                       enabled=any_selected),
+            ActionSpec("unpin", "Un&pin", lambda: a.set_pinned(self.shell.selected_names(), False),
+                       places=(at(LIFECYCLE, 1, 1),), enabled=any_selected),
+            ActionSpec("merge", "&Merge…", self._merge_selected, "Ctrl+M", "Merge one skill into another",
+                       places=(at("Skill", 0, 2), at(CONTEXT, 0, 2))),
+            ActionSpec("delete", "&Delete…", self.delete_selection, QKeySequence.Delete, "Delete the selected skills",
+                       scope="library", enabled=any_selected, toolbar=(0, 3),
+                       places=(at("Skill", 2, 0), at(CONTEXT, 3, 0))),
+            ActionSpec("show_queue", "&Review queue", lambda: self.shell.open_page("review_queue"), "Ctrl+R",
+                       "Candidates and degraded skills waiting for review", places=(at("View", 3, 0),)),
+            ActionSpec("show_audit", "&Audit log", self.show_audit, "Ctrl+Shift+A", "Who changed what, when and why",
+                       places=(at("View", 3, 1),)),
+        ]
+        return specs
+
+    def menu_specs(self) -> list[MenuSpec]:
+        return [MenuSpec(LIFECYCLE, "&Lifecycle", (at("Skill", 0, 1), at(CONTEXT, 0, 1)))]
+
+    def page_specs(self) -> list[PageSpec]:
+        return [PageSpec("review_queue", "Review", self._make_queue, kind="fixed"),
+                PageSpec("audit", "Audit log", self._make_audit)]
+
+    def _make_queue(self, parent):
         from skill_studio.ui.review.queue_view import ReviewQueueView
 
-        self.window = w = window
-        self.actions = ReviewActions(w.store, w, reviewer=lambda: w.settings.reviewer)
-        self.actions.changed.connect(self._changed)
-        self.actions.revealRequested.connect(w.reveal)
-        self.actions.undoChanged.connect(self._undo_texts)
-        self.queue = ReviewQueueView(w.store, w.workspace)
-        w.workspace.add_fixed_tab(self.queue, "Review")
-        self.queue.countChanged.connect(self._queue_count)
-        self.queue.approveRequested.connect(lambda n: self.actions.move([n], "promote", APPROVE_REASON))
-        self.queue.rejectRequested.connect(lambda n, why: self.actions.move([n], "archive", why))
-        self.queue.mergeRequested.connect(lambda source, target: self.actions.merge(source, target or None))
-        self.queue.openRequested.connect(w.open_designer)
-        self.audit = None
-        self.health = None
-        self._build_actions()
-        w.details.moveRequested.connect(lambda name, action: self.actions.move([name], action))
-        w.details.pinRequested.connect(lambda name, on: self.actions.set_pinned([name], on))
-        w.details.trustRequested.connect(self.actions.set_trust)
-        w.browser.delegate.starClicked.connect(self._star_clicked)
+        shell, a = self.shell, self.actions
+        queue = ReviewQueueView(shell.store, parent)
+        queue.countChanged.connect(self._queue_count)
+        queue.approveRequested.connect(lambda n: a.move([n], "promote", APPROVE_REASON))
+        queue.rejectRequested.connect(lambda n, why: a.move([n], "archive", why))
+        queue.mergeRequested.connect(lambda source, target: a.merge(source, target or None))
+        queue.openRequested.connect(shell.open_designer)
+        return queue
+
+    def _make_audit(self, parent):
+        from skill_studio.ui.review.audit_view import AuditLogView
+
+        audit = AuditLogView(self.shell.store, parent)
+        audit.skillActivated.connect(self.shell.reveal)
+        return audit
+
+    @property
+    def queue(self):
+        return self.shell.page("review_queue")
+
+    @property
+    def audit(self):
+        """The audit log while its tab is open, else None."""
+        return self.shell.page("audit")
+
+    def attach(self) -> None:
+        shell, a = self.shell, self.actions
+        a.changed.connect(self._operation_done)
+        a.revealRequested.connect(shell.reveal)
+        a.undoChanged.connect(self._undo_texts)
+        for key in ("undo", "redo"):  # in the queue too (in a designer, Ctrl+Z is the editor's)
+            self.queue.addAction(shell.action(key))
+        shell.details.moveRequested.connect(lambda name, action: a.move([name], action))
+        shell.details.pinRequested.connect(lambda name, on: a.set_pinned([name], on))
+        shell.details.trustRequested.connect(a.set_trust)
+        shell.browser.delegate.starClicked.connect(self._star_clicked)
         self._queue_count(self.queue.count())
         self._undo_texts()
 
-    # --- menus and keys -------------------------------------------------------
-
-    def _build_actions(self) -> None:
-        w = self.window
-        a = w._action
-        a("undo", "&Undo", self.actions.undo, QKeySequence.Undo, "Undo the last review operation")
-        a("redo", "&Redo", self.actions.redo, QKeySequence.Redo, "Redo what was undone")
-        for key in ("undo", "redo"):  # in a designer, Ctrl+Z is the editor's
-            w.actions[key].setShortcutContext(Qt.WidgetWithChildrenShortcut)
-            w.splitter.addAction(w.actions[key])
-            self.queue.addAction(w.actions[key])
-        for action in MOVES:
-            a(f"move_{action}", f"{MOVE_TEXT[action][0]}…",
-              lambda _=False, act=action: self.actions.move(w.browser.selected_names(), act),
-              None, f"{MOVE_TEXT[action][0]} the selected skills (asks why)")
-        a("pin", "&Pin", lambda: self.actions.set_pinned(w.browser.selected_names(), True), None,
-          "Keep the selected skills out of the health check's moves")
-        a("unpin", "Un&pin", lambda: self.actions.set_pinned(w.browser.selected_names(), False))
-        a("merge", "&Merge…", self._merge_selected, "Ctrl+M", "Merge one skill into another")
-        a("show_queue", "&Review queue", lambda: w.workspace.setCurrentWidget(self.queue), "Ctrl+R",
-          "Candidates and degraded skills waiting for review")
-        a("show_audit", "&Audit log", self.show_audit, "Ctrl+Shift+A", "Who changed what, when and why")
-        a("reviewer", "Reviewer &name…", self._ask_reviewer, None, "The name the audit log records for you")
-        a("show_health", "&Health", self.show_health, "Ctrl+Shift+H",
-          "Score every skill, plan maintenance moves, find near-duplicates")
-        bar = w.menuBar()
-        edit, view, skill = (next(m.menu() for m in bar.actions() if m.text().replace("&", "") == t)
-                             for t in ("Edit", "View", "Skill"))
-        first = edit.actions()[0] if edit.actions() else None
-        edit.insertAction(first, w.actions["undo"])
-        edit.insertAction(first, w.actions["redo"])
-        edit.insertSeparator(first)
-        edit.addSeparator()
-        edit.addAction(w.actions["reviewer"])
-        view.addSeparator()
-        view.addAction(w.actions["show_queue"])
-        view.addAction(w.actions["show_audit"])
-        view.addAction(w.actions["show_health"])
-        toolbar = w.findChild(QToolBar, "main_toolbar")
-        if toolbar is not None:
-            toolbar.addSeparator()
-            toolbar.addAction(w.actions["show_health"])
-        self.lifecycle_menu = QMenu("&Lifecycle", w)
-        for action in MOVES:
-            self.lifecycle_menu.addAction(w.actions[f"move_{action}"])
-        self.lifecycle_menu.addSeparator()
-        self.lifecycle_menu.addAction(w.actions["pin"])
-        self.lifecycle_menu.addAction(w.actions["unpin"])
-        skill.insertMenu(skill.actions()[1] if len(skill.actions()) > 1 else None, self.lifecycle_menu)
-        skill.insertAction(skill.actions()[2] if len(skill.actions()) > 2 else None, w.actions["merge"])
-
-    def add_to_context_menu(self, menu: QMenu) -> None:
-        menu.insertMenu(menu.actions()[1] if len(menu.actions()) > 1 else None, self.lifecycle_menu)
-        menu.insertAction(menu.actions()[2] if len(menu.actions()) > 2 else None, self.window.actions["merge"])
-
-    def selection_changed(self, names: list[str]) -> None:
-        for key in [f"move_{a}" for a in MOVES] + ["pin", "unpin"]:
-            self.window.actions[key].setEnabled(bool(names))
-
     # --- what the actions do ----------------------------------------------------
 
+    def record(self, change) -> None:
+        """Put an operation done elsewhere on the undo stack (the views hear of it as one change)."""
+        self.actions.record(change)
+
+    def delete_selection(self) -> None:
+        """Delete the selected skills (asks first; refusals name the skills that need them; Ctrl+Z undoes)."""
+        self.actions.delete(self.shell.selected_names())
+
     def _merge_selected(self) -> None:
-        names = self.window.browser.selected_names()
+        names = self.shell.selected_names()
         source = names[0] if names else None
         target = names[1] if len(names) > 1 else None
         self.actions.merge(source, target)
@@ -118,67 +138,43 @@ class WindowReview:
             self.actions.set_trust(name, tier)
 
     def show_audit(self, skill: str | None = None) -> None:
-        from skill_studio.ui.review.audit_view import AuditLogView
-
-        w = self.window
-        if not w.workspace.holds(self.audit):
-            self.audit = AuditLogView(w.store, w.workspace)
-            self.audit.skillActivated.connect(w.reveal)
-            w.workspace.addTab(self.audit, "Audit log")
-        if skill:
-            self.audit.set_skill_filter(skill)
-        self.audit.refresh()
-        w.workspace.setCurrentWidget(self.audit)
-
-    def show_health(self) -> None:
-        """The health view in its own tab (opened once; its runs go off the GUI thread)."""
-        from skill_studio.core.health import checks as health
-        from skill_studio.ui.health.health_view import HealthView
-
-        w = self.window
-        if not w.workspace.holds(self.health):
-            self.health = HealthView(w.store, w.workspace)
-            author = lambda: w.settings.reviewer  # noqa: E731
-            self.health.do_apply = lambda actions, exclude: self._applied(
-                health.apply(w.store, actions, exclude, author=author()))
-            self.health.mergeRequested.connect(lambda source, target: self.actions.merge(source, target))
-            self.health.skillActivated.connect(w.reveal)
-            # Apply goes through _applied: recording the change refreshes the views once.
-            self.health.runFinished.connect(lambda _run: w.refresh())  # freshness was brought up to date
-            w.workspace.addTab(self.health, "Health")
-        w.workspace.setCurrentWidget(self.health)
-
-    def _applied(self, result):
-        change, refused = result
-        if change.names:
-            self.actions.record(change)  # Ctrl+Z undoes the whole plan
-        return change, refused
+        opened = self.audit is not None
+        audit = self.shell.open_page("audit")
+        if isinstance(skill, str) and skill:
+            audit.set_skill_filter(skill)
+        elif opened:
+            audit.refresh()
 
     def _ask_reviewer(self) -> None:
-        w = self.window
-        name, ok = QInputDialog.getText(w, "Reviewer name", "The name the audit log records for your changes:",
-                                        text=w.settings.reviewer)
+        settings = self.shell.settings
+        name, ok = QInputDialog.getText(self.shell, "Reviewer name", "The name the audit log records for your changes:",
+                                        text=settings.reviewer)
         if ok and name.strip():
-            w.settings.reviewer = name.strip()
+            settings.reviewer = name.strip()
 
-    def _changed(self, names: list[str]) -> None:
-        w = self.window
-        w.refresh()
-        self.queue.refresh()
-        if w.workspace.holds(self.audit):
-            self.audit.refresh()
-        w.storeChanged.emit()
-        w.workspace.store_changed()
+    def _operation_done(self, payload) -> None:
+        changes = changes_from(payload, self.shell.store)
+        self.shell.publish(changes)
+        names = sorted(changes.skills)
         if len(names) == 1:
-            w.statusBar().showMessage(f"{names[0]}: done — Ctrl+Z undoes it", 5000)
+            self.shell.show_status(f"{names[0]}: done — Ctrl+Z undoes it", 5000)
+
+    def changes_applied(self, changes: ChangeSet) -> None:
+        if changes.skills or changes.unknown:
+            self.queue.refresh()
+            if self.audit is not None:
+                self.audit.refresh()
 
     def _queue_count(self, n: int) -> None:
-        w = self.window
-        w.workspace.setTabText(w.workspace.indexOf(self.queue), f"Review ({n})" if n else "Review")
+        self.shell.set_page_title("review_queue", f"Review ({n})" if n else "Review")
 
     def _undo_texts(self) -> None:
-        stack, acts = self.actions.undo_stack, self.window.actions
-        acts["undo"].setEnabled(stack.can_undo())
-        acts["redo"].setEnabled(stack.can_redo())
-        acts["undo"].setText(f"&Undo {stack.undo_label()}" if stack.can_undo() else "&Undo")
-        acts["redo"].setText(f"&Redo {stack.redo_label()}" if stack.can_redo() else "&Redo")
+        stack = self.actions.undo_stack
+        undo, redo = self.shell.action("undo"), self.shell.action("redo")
+        undo.setEnabled(stack.can_undo())
+        redo.setEnabled(stack.can_redo())
+        undo.setText(f"&Undo {stack.undo_label()}" if stack.can_undo() else "&Undo")
+        redo.setText(f"&Redo {stack.redo_label()}" if stack.can_redo() else "&Redo")
+
+
+__all__ = ["ReviewFeature"]

@@ -9,6 +9,7 @@ import shiboken6
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
 
+from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.ui.safe_text import literal, warning
 
@@ -30,7 +31,7 @@ def _ask_recover(parent: QWidget | None, name: str, saved_at: str, lines: int) -
 class Workspace(QTabWidget):
     """Tab 0 is the library page; the others are designers, one per skill."""
 
-    storeChanged = Signal()          # a designer saved, restored or copied a skill
+    changed = Signal(object)         # ChangeSet: a designer saved, restored or copied a skill
     statusMessage = Signal(str)
     problemsChanged = Signal()       # a designer's problem counts changed
 
@@ -79,7 +80,8 @@ class Workspace(QTabWidget):
             index = self.addTab(designer, designer.title())
             self.setTabToolTip(index, literal(f"{name} — version {designer.session.version}"))
             designer.titleChanged.connect(lambda _t, d=designer: self._retitle(d))
-            designer.saved.connect(lambda _n, d=designer: self._saved(d))
+            last = [name]   # the skill's name as last saved, to tell a rename or a copy from a save
+            designer.saved.connect(lambda payload, d=designer, last=last: self._saved(d, payload, last))
             designer.statusMessage.connect(self.statusMessage)
             designer.replaceRequested.connect(lambda n, d=designer: self._replace(d, n))
             designer.problems.countsChanged.connect(lambda *_c: self.problemsChanged.emit())
@@ -91,8 +93,7 @@ class Workspace(QTabWidget):
         index = self.indexOf(designer)
         self.removeTab(index)
         designer.deleteLater()
-        self.storeChanged.emit()
-        self.open_skill(name)
+        self.open_skill(name)   # the save that made the copy was told already
 
     def _retitle(self, designer) -> None:
         index = self.indexOf(designer)
@@ -100,9 +101,22 @@ class Workspace(QTabWidget):
             self.setTabText(index, designer.title())
             self.setTabToolTip(index, literal(f"{designer.session.name} — version {designer.session.version}"))
 
-    def _saved(self, designer) -> None:
+    def _saved(self, designer, payload, last: list[str]) -> None:
+        """One change for one save: the designer's change set, or what the name it saved as says."""
+        before = last[0]
+        if isinstance(payload, ChangeSet):
+            changes = payload
+        elif not isinstance(payload, str):
+            changes = ChangeSet.of(changed=payload)
+        elif payload == before:
+            changes = ChangeSet.of(changed=[payload])
+        elif before in self.store:   # saved as a copy
+            changes = ChangeSet.of(added=[payload])
+        else:
+            changes = ChangeSet.of(renamed=[(before, payload)])
+        last[0] = designer.session.name
         self._retitle(designer)
-        self.storeChanged.emit()
+        self.changed.emit(changes)
 
     def holds(self, widget: QWidget | None) -> bool:
         """Whether ``widget`` is one of the tabs now (a closed tab's widget is deleted)."""
@@ -142,10 +156,15 @@ class Workspace(QTabWidget):
                 self.widget(i).shutdown()
         return True
 
-    def store_changed(self) -> None:
+    def apply_changes(self, changes: ChangeSet) -> None:
+        """Each designer follows the change (it reads its skill again only when the change touches it)."""
         for designer in self.designers():
-            designer.store_changed()
+            designer.store_changed(changes)
             self._retitle(designer)
+
+    def store_changed(self) -> None:
+        """The store changed in ways not known here (another process wrote it)."""
+        self.apply_changes(ChangeSet.outside())
 
     def recover_drafts(self) -> int:
         """Offer each draft left in the store; returns how many were opened."""
