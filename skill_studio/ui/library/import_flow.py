@@ -216,7 +216,7 @@ class ImportReportModel(QAbstractTableModel):
         self._skipped_icon = style.standardIcon(QStyle.SP_MessageBoxCritical)
         self._warning_icon = style.standardIcon(QStyle.SP_MessageBoxWarning)
         tokens = current_tokens()
-        self._skipped_back = QBrush(QColor("#4a2626" if tokens.dark else "#fdecea"))
+        self._skipped_back = QBrush(QColor(tokens.error_back))
         self._skipped_fore = QBrush(QColor(tokens.error))
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
