@@ -120,3 +120,11 @@ def test_colours_are_written_only_in_the_theme():
              for path in ui.rglob("*.py") if path.name != "theme.py"
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if COLOUR.search(line)]
     assert not found, "colours outside ui/theme.py:\n" + "\n".join(found)
+
+
+def test_every_move_has_its_words():
+    from skill_studio.core.review.lifecycle import MOVE_TERMS
+
+    assert set(MOVE_TERMS) == set(MOVES)
+    assert all(t.title and t.question.endswith("?") and t.summary for t in MOVE_TERMS.values())
+    assert len({t.title for t in MOVE_TERMS.values()}) == len(MOVE_TERMS)

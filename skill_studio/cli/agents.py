@@ -16,6 +16,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     from skill_studio.core.format import skillmd
     from skill_studio.core.format.fields import to_skill
     from skill_studio.core.library.folders import find_skill_md
+    from skill_studio.core.model import EXPOSED_STATES, Lifecycle
 
     entries: list[tuple[str, str, str]] = []
     store = None
@@ -39,7 +40,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
             if args.gated:
                 wanted = matching.gated(store, wanted)
             elif wanted is None:
-                wanted = [e.name for e in matching.gate(store) if e.lifecycle in ("verified", "released", "degraded")]
+                wanted = [e.name for e in matching.gate(store) if Lifecycle(e.lifecycle) in EXPOSED_STATES]
             left_out = []
             for name in wanted:
                 s = get_skill(store, name)

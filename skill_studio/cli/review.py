@@ -7,7 +7,7 @@ import csv
 import sys
 from collections.abc import Callable
 
-from skill_studio.core.review.lifecycle import MOVES
+from skill_studio.core.review.lifecycle import MOVE_TERMS
 
 
 def _store(args: argparse.Namespace):
@@ -108,11 +108,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Add the review commands to the parser (``add(name, help, func, json_flag)``)."""
-    helps = {"promote": "candidate → verified → released; degraded → verified",
-             "degrade": "verified or released → degraded", "deprecate": "schedule a skill for removal",
-             "archive": "retire a skill (kept for history)", "restore": "deprecated or archived → candidate"}
-    for action in MOVES:
-        p = add(action, helps[action], cmd_move, False)
+    for action, terms in MOVE_TERMS.items():
+        p = add(action, terms.summary, cmd_move, False)
         p.add_argument("name")
         p.add_argument("--reason", "-r", required=True, help="why (kept in the audit log)")
         p.add_argument("--as", dest="as_", metavar="REVIEWER", help="who is doing it (default: you)")

@@ -11,8 +11,9 @@ from skill_studio.core.format.templates import new_skill_md
 from skill_studio.core.format.validate import validate_text
 from skill_studio.core.library.folders import export_archive
 from skill_studio.core.library.importer import ImportEntry, ImportReport
+from skill_studio.core.ops.skills import new_name_problem
 from skill_studio.ui.library.import_flow import ImportReportDialog, ImportRunner, report_text, run_import
-from skill_studio.ui.library.skill_actions import NewSkillDialog, export_skills, name_problem
+from skill_studio.ui.library.skill_actions import NewSkillDialog, export_skills
 
 SHOTS = SCREENSHOTS
 
@@ -219,7 +220,7 @@ def test_export_names_the_skill_that_failed(seeded_store, tmp_path):
     ("changelog-writer", False),
 ])
 def test_name_rules(seeded_store, name, ok):
-    assert (name_problem(name, seeded_store) is None) == ok
+    assert (new_name_problem(seeded_store, name) is None) == ok
 
 
 def test_new_skill_dialog_checks_the_name_live(qtbot, seeded_store):

@@ -16,14 +16,37 @@ from skill_studio.core.store import NotFound, ReadOnlySkill, Store, StoreError
 
 L = Lifecycle
 
-#: action -> {from state: to state} (SPEC §2).
-MOVES: dict[str, dict[Lifecycle, Lifecycle]] = {
-    "promote": {L.CANDIDATE: L.VERIFIED, L.VERIFIED: L.RELEASED, L.DEGRADED: L.VERIFIED},
-    "degrade": {L.VERIFIED: L.DEGRADED, L.RELEASED: L.DEGRADED},
-    "deprecate": {s: L.DEPRECATED for s in (L.CANDIDATE, L.VERIFIED, L.RELEASED, L.DEGRADED)},
-    "archive": {s: L.ARCHIVED for s in L if s is not L.ARCHIVED},
-    "restore": {L.DEPRECATED: L.CANDIDATE, L.ARCHIVED: L.CANDIDATE},
+
+
+@dataclass(frozen=True)
+class MoveTerms:
+    """One lifecycle move (SPEC §2): the states it goes from and to, and what people read about it."""
+
+    #: {from state: to state}
+    steps: dict[Lifecycle, Lifecycle]
+    #: The menu and dialog text.
+    title: str
+    #: What the reviewer is asked (the answer is the audit entry's reason).
+    question: str
+    #: One line for the command line's help.
+    summary: str
+
+
+MOVE_TERMS: dict[str, MoveTerms] = {
+    "promote": MoveTerms({L.CANDIDATE: L.VERIFIED, L.VERIFIED: L.RELEASED, L.DEGRADED: L.VERIFIED},
+                         "Promote", "Why is it ready to promote?",
+                         "candidate → verified → released; degraded → verified"),
+    "degrade": MoveTerms({L.VERIFIED: L.DEGRADED, L.RELEASED: L.DEGRADED},
+                         "Degrade", "What went wrong?", "verified or released → degraded"),
+    "deprecate": MoveTerms({s: L.DEPRECATED for s in (L.CANDIDATE, L.VERIFIED, L.RELEASED, L.DEGRADED)},
+                           "Deprecate", "Why retire it (and what replaces it)?", "schedule a skill for removal"),
+    "archive": MoveTerms({s: L.ARCHIVED for s in L if s is not L.ARCHIVED},
+                         "Archive", "Why archive it?", "retire a skill (kept for history)"),
+    "restore": MoveTerms({L.DEPRECATED: L.CANDIDATE, L.ARCHIVED: L.CANDIDATE},
+                         "Restore to candidate", "Why bring it back for review?", "deprecated or archived → candidate"),
 }
+#: action -> {from state: to state}
+MOVES: dict[str, dict[Lifecycle, Lifecycle]] = {action: t.steps for action, t in MOVE_TERMS.items()}
 
 #: Review state an undo puts back (the SKILL.md text and files go back through a version).
 REVIEW_FIELDS = ("lifecycle", "trust_tier", "pinned", "lifecycle_reason", "success_rate", "utility_score",

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.format.strict import MAX_DESCRIPTION_LENGTH
-from skill_studio.core.format.templates import TEMPLATES, name_problem
+from skill_studio.core.format.templates import TEMPLATES
 from skill_studio.core.ops.library import ExportClash, export_plan
 from skill_studio.core.ops.library import export_skills as export_ops
 from skill_studio.core.ops.skills import create_skill, description_problem, new_name_problem
@@ -197,4 +197,4 @@ def new_skill(parent: QWidget | None, store: Store) -> str | None:
         dialog.deleteLater()
 
 
-__all__ = ["NewSkillDialog", "export_skills", "name_problem", "new_skill"]
+__all__ = ["NewSkillDialog", "export_skills", "new_skill"]

@@ -14,20 +14,12 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QInputDialog, QLabel, Q
 from skill_studio.core.ops import review as ops
 from skill_studio.core.ops.review import Outcome, outcome
 from skill_studio.core.ops.skills import delete_skills
-from skill_studio.core.review.lifecycle import MOVES, Change, UndoStack
+from skill_studio.core.review.lifecycle import MOVE_TERMS, Change, UndoStack
 from skill_studio.core.store import DependentsExist, Store, StoreError
 from skill_studio.ui.safe_text import literal
 
+
 #: How each move is offered: menu text, the question for its reason, whether a reason is required.
-MOVE_TEXT = {
-    "promote": ("Promote", "Why is it ready to promote?"),
-    "degrade": ("Degrade", "What went wrong?"),
-    "deprecate": ("Deprecate", "Why retire it (and what replaces it)?"),
-    "archive": ("Archive", "Why archive it?"),
-    "restore": ("Restore to candidate", "Why bring it back for review?"),
-}
-
-
 def default_reviewer() -> str:
     try:
         return getpass.getuser()
@@ -91,7 +83,7 @@ class ReviewActions(QObject):
         Refusals are shown together, each with the moves allowed from its state."""
         if not names:
             return []
-        title, prompt = MOVE_TEXT[action]
+        title, prompt = MOVE_TERMS[action].title, MOVE_TERMS[action].question
         what = names[0] if len(names) == 1 else f"{len(names)} skills"
         if reason is None:
             reason = self.ask_reason(self.window, f"{title} {what}", prompt)
@@ -201,4 +193,4 @@ class ReviewActions(QObject):
         self.changed.emit(done.changes)
 
 
-__all__ = ["MOVES", "MOVE_TEXT", "ReviewActions", "default_reviewer"]
+__all__ = ["ReviewActions", "default_reviewer"]

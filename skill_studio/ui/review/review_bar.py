@@ -6,8 +6,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QMenu, QToolButton, QWidget
 
 from skill_studio.core.model import Origin, Skill
-from skill_studio.core.review.lifecycle import MOVES, allowed_moves
-from skill_studio.ui.review.actions import MOVE_TEXT
+from skill_studio.core.review.lifecycle import MOVE_TERMS, MOVES, allowed_moves
 
 
 class ReviewBar(QWidget):
@@ -43,7 +42,7 @@ class ReviewBar(QWidget):
         if not editable:
             return
         for action in allowed_moves(skill.lifecycle):
-            item = self.menu.addAction(f"{MOVE_TEXT[action][0]}  → {MOVES[action][skill.lifecycle].label}")
+            item = self.menu.addAction(f"{MOVE_TERMS[action].title}  → {MOVES[action][skill.lifecycle].label}")
             item.setObjectName(action)
             item.triggered.connect(lambda _=False, a=action: self.moveRequested.emit(a))
         self._setting = True

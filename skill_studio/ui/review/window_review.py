@@ -7,8 +7,8 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QInputDialog
 
 from skill_studio.core.ops.changes import ChangeSet
-from skill_studio.core.review.lifecycle import MOVES
-from skill_studio.ui.review.actions import MOVE_TEXT, ReviewActions
+from skill_studio.core.review.lifecycle import MOVE_TERMS
+from skill_studio.ui.review.actions import ReviewActions
 from skill_studio.ui.shell.feature import (
     CONTEXT,
     ActionSpec,
@@ -46,9 +46,9 @@ class ReviewFeature(Feature):
             ActionSpec("reviewer", "Reviewer &name…", self._ask_reviewer, None,
                        "The name the audit log records for you", places=(at("Edit", 2, 0),)),
         ]
-        for i, action in enumerate(MOVES):
-            specs.append(ActionSpec(f"move_{action}", f"{MOVE_TEXT[action][0]}…", self._move_selected(action), None,
-                                    f"{MOVE_TEXT[action][0]} the selected skills (asks why)",
+        for i, (action, terms) in enumerate(MOVE_TERMS.items()):
+            specs.append(ActionSpec(f"move_{action}", f"{terms.title}…", self._move_selected(action), None,
+                                    f"{terms.title} the selected skills (asks why)",
                                     places=(at(LIFECYCLE, 0, i),), enabled=any_selected))
         specs += [
             ActionSpec("pin", "&Pin", lambda: a.set_pinned(self.shell.selected_names(), True), None,
