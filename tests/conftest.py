@@ -8,6 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from skill_studio.core.format import skillmd
+from skill_studio.core.format.fields import to_skill
+from skill_studio.core.format.frontmatter import compose
+from skill_studio.core.model import ENTRY_DEFAULTS, Origin
+
 # Qt must find a platform before it is first imported; offscreen needs no display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -16,6 +21,17 @@ REAL_WORLD = FIXTURES / "real_world"
 SAMPLES = Path(__file__).parent.parent / "resources" / "samples"
 #: Where GUI tests leave screenshots for a person to look at (ignored by git).
 SCREENSHOTS = Path(__file__).parent / "screenshots"
+
+
+def make(name, description="Does a thing. Use when needed.", body="# Title\n\nBody text.\n", *,
+         origin=Origin.HUMAN, meta=None, files=()):
+    """A skill as an import of a SKILL.md with these fields and body would make it."""
+    fields = {"name": name, "description": description}
+    if meta:
+        fields["metadata"] = meta
+    doc = skillmd.parse_document(compose(fields, body))
+    lifecycle, tier = ENTRY_DEFAULTS[origin]
+    return to_skill(doc, name, origin=origin, lifecycle=lifecycle, trust_tier=tier, files=list(files))
 
 
 def png_bytes(width: int = 24, height: int = 16, colour: str = "#3056d3") -> bytes:

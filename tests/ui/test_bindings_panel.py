@@ -6,10 +6,9 @@ and detail panel; screenshots for a person to look at."""
 from __future__ import annotations
 
 import pytest
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, make
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QDialog
-from test_store import make
 
 from skill_studio.core.bus.dispatch import Binding, Condition
 from skill_studio.core.model import Lifecycle

@@ -10,11 +10,10 @@ import xml.etree.ElementTree as ET
 import networkx as nx
 import pytest
 import shiboken6
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, make
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
-from test_store import make
 
 from skill_studio.core.model import Lifecycle
 from skill_studio.core.ops.changes import ChangeSet

@@ -6,10 +6,9 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, make
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox, QDoubleSpinBox, QSpinBox
-from test_store import make
 
 from skill_studio.core.health import checks as health
 from skill_studio.core.health.checks import HealthRun, PlannedAction, SkillHealth

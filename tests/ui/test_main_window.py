@@ -98,7 +98,7 @@ def test_delete_is_refused_while_others_depend(window, seeded_store):
     shown = []
     window.feature("review").actions.ask_reason = lambda parent, title, text: ""
     window.feature("review").actions.tell = lambda title, text: shown.append(text)
-    from test_store import make
+    from conftest import make
 
     seeded_store.add(make("needs-notes", meta={"depends-on": "release-notes"}))
     window.refresh()

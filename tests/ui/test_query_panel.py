@@ -126,7 +126,7 @@ def test_the_install_dialog(qtbot, seeded_store, tmp_path):
     dialog.copy.setChecked(True)
     name = two[0]
     skill = seeded_store.get(name)
-    from test_store import make
+    from conftest import make
     seeded_store.update(name, make(name, skill.description + " Changed."), skill.version)
     dialog.refresh_status()
     assert dialog.installed.item(0, 1).text() == "stale" and dialog.update_button.isEnabled()

@@ -3,10 +3,9 @@
 import csv
 
 import pytest
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, make
 from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import QApplication, QDialog
-from test_store import make
 
 from skill_studio.core.model import Lifecycle
 from skill_studio.core.review.lifecycle import Change, move, set_trust

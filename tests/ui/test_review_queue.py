@@ -4,11 +4,10 @@ skills and the diff, and the whole flow runs from the keyboard; the view only as
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, make
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QVBoxLayout, QWidget
-from test_store import make
 
 from skill_studio.core.format.diagnostics import err, warn
 from skill_studio.core.model import Origin

@@ -141,7 +141,7 @@ def test_screenshots(window, qtbot):
 def test_the_health_tab_runs_applies_through_undo_and_merges(window, qtbot, seeded_store):
     from datetime import datetime, timedelta
 
-    from test_store import make
+    from conftest import make
 
     from skill_studio.core.model import Origin
 
@@ -166,7 +166,7 @@ def test_the_health_tab_runs_applies_through_undo_and_merges(window, qtbot, seed
 
 
 def test_delete_from_the_window_refuses_dependents_deletes_them_together_and_asks_first(window, seeded_store):
-    from test_store import make
+    from conftest import make
 
     actions = window.feature("review").actions
     seeded_store.add(make("needs-notes", meta={"depends-on": "release-notes"}))

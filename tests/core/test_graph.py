@@ -8,7 +8,7 @@ import random
 
 import networkx as nx
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.graph.dependencies import (
     EDGE_CONFLICTS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.health import checks as health
 from skill_studio.core.health import scores

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.bus import dispatch as bus
 from skill_studio.core.bus.dispatch import MAX_DEPTH, Binding, BindingError, Condition, dispatch

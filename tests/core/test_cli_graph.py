@@ -7,7 +7,7 @@ import json
 
 import networkx as nx
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.cli import main
 from skill_studio.core.store import Store

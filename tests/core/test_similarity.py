@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.health import similarity
 from skill_studio.core.health.similarity import HashedTfidfEmbedder, Pair, SimilarityIndex, skill_text

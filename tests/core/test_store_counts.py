@@ -7,7 +7,7 @@ import itertools
 import sqlite3
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.model import EXPOSED_STATES, Lifecycle, Origin
 from skill_studio.core.store import Filters, Store

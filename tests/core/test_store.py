@@ -7,10 +7,8 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from conftest import make
 
-from skill_studio.core.format import skillmd
-from skill_studio.core.format.fields import to_skill
-from skill_studio.core.format.frontmatter import compose
 from skill_studio.core.health import scores
 from skill_studio.core.model import Lifecycle, Origin, SkillFile, TrustTier
 from skill_studio.core.store import AlreadyExists, DependentsExist, Filters, NotFound, Store, VersionConflict, fts_query
@@ -19,19 +17,6 @@ from skill_studio.core.store.schema import SCHEMA_VERSION
 SPEC_COLUMNS = ["name", "description", "content", "steps", "trigger_pattern", "origin", "lifecycle",
                 "trust_tier", "version", "success_rate", "utility_score", "freshness", "last_used_at",
                 "depends_on", "conflicts_with", "parent_skill_id", "tags"]
-
-
-def make(name, description="Does a thing. Use when needed.", body="# Title\n\nBody text.\n", *,
-         origin=Origin.HUMAN, meta=None, files=()):
-    fields = {"name": name, "description": description}
-    if meta:
-        fields["metadata"] = meta
-    doc = skillmd.parse_document(compose(fields, body))
-    from skill_studio.core.model import ENTRY_DEFAULTS
-
-    lifecycle, tier = ENTRY_DEFAULTS[origin]
-    return to_skill(doc, name, origin=origin, lifecycle=lifecycle, trust_tier=tier,
-                            files=list(files))
 
 
 def test_schema_has_the_seventeen_spec_columns_first(store):

@@ -3,7 +3,7 @@
 from datetime import UTC, date, datetime
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.review.lifecycle import move, set_trust
 

@@ -9,15 +9,14 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES
-from test_store import make
+from conftest import SAMPLES, make
 
 from skill_studio.cli import main
 from skill_studio.core.agents import matching
 from skill_studio.core.library import install
 from skill_studio.core.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -229,11 +228,11 @@ def test_read_only_copies_can_be_updated_and_removed_by_a_normal_user(tmp_path):
         os.chmod(tmp_path, 0o755)
 
     script = textwrap.dedent(f"""
-        import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); sys.path.insert(0, {str(ROOT)!r})
+        import sys; sys.path.insert(0, {str(Path(__file__).parents[1])!r}); sys.path.insert(0, {str(ROOT)!r})
         from pathlib import Path
         from skill_studio.core.library import install
         from skill_studio.core.store import Store
-        from test_store import make
+        from conftest import make
         work = Path({str(tmp_path / "work")!r})
         with Store(work / "s.db") as s:
             s.add(make("alpha", "First. Use when testing."))

@@ -8,7 +8,7 @@ import json
 import threading
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.api.server import ApiServer
 from skill_studio.cli import main

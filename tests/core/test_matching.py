@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.agents import matching
 from skill_studio.core.model import Lifecycle, Origin

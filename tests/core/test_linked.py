@@ -199,7 +199,7 @@ def test_a_skill_deleted_in_the_studio_stays_deleted_and_a_rename_there_is_follo
 
 
 def test_linking_never_replaces_a_different_skill_of_the_same_name(store, team):
-    from test_store import make
+    from conftest import make
 
     store.add(make("pdf-extract", "My own, unrelated. Use when mine."))
     r = linked.link(store, team)

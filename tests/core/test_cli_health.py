@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.cli import main
 from skill_studio.core.model import Lifecycle, Origin

@@ -17,7 +17,7 @@ import pytest
 
 from skill_studio import __version__
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LINUX = ROOT / "packaging" / "linux"
 #: The versions the tests run with, for the environments this test makes.
 CONSTRAINTS = ROOT / "constraints.txt"

@@ -115,7 +115,7 @@ COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|\bQt\.(?:red|green|blu
 def test_colours_are_written_only_in_the_theme():
     from pathlib import Path
 
-    ui = Path(__file__).resolve().parent.parent / "skill_studio" / "ui"
+    ui = Path(__file__).resolve().parents[2] / "skill_studio" / "ui"
     found = [f"{path.relative_to(ui)}:{n}: {line.strip()}"
              for path in ui.rglob("*.py") if path.name != "theme.py"
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if COLOUR.search(line)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
 from skill_studio.core.review import lifecycle, merge

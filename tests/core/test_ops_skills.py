@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.bus.model import Binding
 from skill_studio.core.format import skillmd

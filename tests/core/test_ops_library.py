@@ -4,7 +4,7 @@ that two skills never share an export folder."""
 from __future__ import annotations
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.library.folders import ExportClash, folder_clashes
 from skill_studio.core.ops.library import export_plan, export_skills, import_skills

@@ -4,7 +4,7 @@ and the degraded warning."""
 from __future__ import annotations
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.core.agents.gate import gate_reason, gate_warning, skill_gate
 from skill_studio.core.model import Lifecycle, Origin, TrustTier

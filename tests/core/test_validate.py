@@ -27,7 +27,7 @@ from skills_ref.validator import validate as ref_validate  # noqa: E402
 from skills_ref.validator import validate_metadata  # noqa: E402
 
 INVALID_YAML = "Invalid YAML in frontmatter: "
-REAL_WORLD = Path(__file__).parent / "fixtures" / "real_world"
+REAL_WORLD = Path(__file__).resolve().parents[1] / "fixtures" / "real_world"
 ALLOWED = "Only ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'] are allowed."
 DESC = "Checks things. Use when the user asks for it."
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from conftest import make
 from test_lifecycle import put
-from test_store import make
 
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
 from skill_studio.core.ops.changes import ChangeSet

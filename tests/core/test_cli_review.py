@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_store import make
+from conftest import make
 
 from skill_studio.cli import main
 from skill_studio.core.model import Lifecycle, Origin
