@@ -1,5 +1,5 @@
-"""The main window as a frame: the library page, the tabs, the status bar; menus, toolbar and the
-skills' context menu built in one place from what the features declare; one change hook."""
+"""The main window as a frame: the library page, the tabs and pages the features declare, the status
+bar, and the one change hook. Its actions, menus and toolbar are built by :mod:`.commands`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from skill_studio.core.ops.changes import ChangeSet
@@ -18,13 +18,11 @@ from skill_studio.ui.library.models import SkillListModel
 from skill_studio.ui.library.stats_bar import StatsBar
 from skill_studio.ui.safe_text import warning
 from skill_studio.ui.settings import StudioSettings
-from skill_studio.ui.shell.feature import CONTEXT, ActionSpec, Feature, MenuSpec, PageSpec, Place, groups
+from skill_studio.ui.shell.commands import Commands
+from skill_studio.ui.shell.feature import Feature, PageSpec
 from skill_studio.ui.shell.store_watch import StoreWatcher
 from skill_studio.ui.shell.window_actions import WindowActions
 from skill_studio.ui.shell.workspace import Workspace
-
-#: The menu bar, in this order: (path, title).
-TOP_MENUS = (("File", "&File"), ("Edit", "&Edit"), ("View", "&View"), ("Skill", "&Skill"), ("Help", "&Help"))
 
 
 class MainWindow(QMainWindow):
@@ -66,7 +64,8 @@ class MainWindow(QMainWindow):
         self.workspace = Workspace(store, self.splitter, self)
         self.setCentralWidget(self.workspace)
 
-        self.actions: dict[str, QAction] = {}
+        self.commands = Commands(self, scopes={"browser": self.browser, "library": self.splitter})
+        self.actions: dict[str, QAction] = self.commands.actions
         self.tell = warning   # how the window tells the user things (replaceable, e.g. in tests)
         self.store_label = QLabel(f"Store: {store.path}", self)
         self.store_label.setProperty("role", "muted")
@@ -75,8 +74,6 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.store_label)
         self.watcher = StoreWatcher(store, parent=self)
 
-        self._specs: dict[str, ActionSpec] = {}
-        self._menus: dict[str, QMenu] = {}
         self._pages: dict[str, PageSpec] = {}
         self._open_pages: dict[str, QWidget] = {}
         self._pending: ChangeSet | None = None   # collected while a batch is open
@@ -113,94 +110,22 @@ class MainWindow(QMainWindow):
         self._on_selection(self.browser.selected_names())
         self._restore_geometry()
 
-    # --- building from the declarations ----------------------------------------------
+    # --- pages from the declarations -------------------------------------------------
 
     def _build(self) -> None:
-        exclusive: dict[str, QActionGroup] = {}
-        entries: dict[str, list[tuple[Place, object]]] = {}
-        toolbar: list[tuple[Place, object]] = []
         for feature in self.features:
-            for spec in feature.action_specs():
-                action = self._make_action(spec)
-                if spec.exclusive:
-                    exclusive.setdefault(spec.exclusive, QActionGroup(self)).addAction(action)
-                for place in spec.places:
-                    entries.setdefault(place.menu, []).append((place, spec.id))
-                if spec.toolbar is not None:
-                    toolbar.append((Place("", *spec.toolbar), spec.id))
-            for menu in feature.menu_specs():
-                self._menus[menu.path] = QMenu(menu.title, self)
-                for place in menu.places:
-                    entries.setdefault(place.menu, []).append((place, menu))
             for page in feature.page_specs():
                 self._pages[page.id] = page
-        bar = self.menuBar()
-        unknown = set(entries) - set(self._menus) - {path for path, _ in TOP_MENUS} - {CONTEXT}
-        if unknown:
-            raise ValueError(f"entries declared for menus no one declares: {', '.join(sorted(unknown))}")
-        for path, title in TOP_MENUS:
-            self._menus[path] = bar.addMenu(title)
-        for path, menu in self._menus.items():
-            self._fill(menu, entries.get(path, []))
-        tb = self.addToolBar("Main")
-        tb.setObjectName("main_toolbar")
-        tb.setMovable(False)
-        tb.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        for i, group in enumerate(groups(toolbar)):
-            if i:
-                tb.addSeparator()
-            for action_id in group:
-                action = self.actions[str(action_id)]
-                tb.addAction(action)
-                button = tb.widgetForAction(action)
-                if button is not None and not action.icon().isNull():   # an icon is shown beside the word
-                    button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
-        self._context_entries = entries.get(CONTEXT, [])
+        self.commands.build(self.features)
         for page in self._pages.values():
             if page.kind == "fixed":
                 widget = page.create(self.workspace)
                 self._open_pages[page.id] = widget
                 self.workspace.add_fixed_tab(widget, page.title)
 
-    def _make_action(self, spec: ActionSpec) -> QAction:
-        if spec.id in self.actions:
-            raise ValueError(f"two features declare the action {spec.id!r}")
-        action = QAction(spec.text, self)
-        action.setObjectName(spec.id)
-        if spec.shortcut is not None:
-            action.setShortcut(QKeySequence(spec.shortcut))
-        action.setToolTip(spec.tip or spec.text.replace("&", "").replace("…", ""))
-        action.setStatusTip(action.toolTip())
-        if spec.icon is not None:
-            action.setIcon(spec.icon)
-        if spec.checkable:
-            action.setCheckable(True)
-            action.setChecked(spec.checked)
-        action.triggered.connect(spec.triggered)
-        if spec.scope:
-            # Keys that act on the library work there only, so that in a designer Delete, Ctrl+F,
-            # Ctrl+A and Ctrl+C stay the editor's.
-            action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
-            (self.browser if spec.scope == "browser" else self.splitter).addAction(action)
-        self.actions[spec.id] = action
-        self._specs[spec.id] = spec
-        return action
-
-    def _fill(self, menu: QMenu, entries: list[tuple[Place, object]]) -> None:
-        for i, group in enumerate(groups(entries)):
-            if i:
-                menu.addSeparator()
-            for item in group:
-                if isinstance(item, MenuSpec):
-                    menu.addMenu(self._menus[item.path])
-                else:
-                    menu.addAction(self.actions[str(item)])
-
     def context_menu(self) -> QMenu:
         """What a right click on the selected skills offers."""
-        menu = QMenu(self)
-        self._fill(menu, self._context_entries)
-        return menu
+        return self.commands.context_menu()
 
     # --- the public API features use ----------------------------------------------------
 
@@ -321,9 +246,7 @@ class MainWindow(QMainWindow):
         self.publish(ChangeSet.outside("read again"))
 
     def _update_enabled(self) -> None:
-        for action_id, spec in self._specs.items():
-            if spec.enabled is not None:
-                self.actions[action_id].setEnabled(bool(spec.enabled(self)))
+        self.commands.update_enabled(self)
 
     def _on_selection(self, names: list) -> None:
         self.details.show_skill(names[0] if len(names) == 1 else None)
