@@ -265,3 +265,19 @@ def test_deleting_a_skill_says_its_bindings_go_and_undo_brings_them_back(window,
     window.actions["undo"].trigger()
     assert "lint-fixer" in bus_store and panel.model.rowCount() == before
     assert sorted(b.event_type for b in bus_store.bindings(skill="lint-fixer")) == ["file_changed", "test_failed"]
+
+
+def test_an_empty_bus_says_so_across_the_whole_list(qtbot, tmp_path, store):
+    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    w = MainWindow(store, settings)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    w.actions["view_bindings"].trigger()     # the page is made while the window is on screen
+    panel = w.feature("bindings").panel
+    viewport = panel.list.viewport()
+    qtbot.waitUntil(lambda: panel.empty.isVisible() and panel.empty.size() == viewport.size())
+    assert viewport.width() > 400 and "Add one" in panel.empty.text()
+    w.resize(1100, 760)
+    qtbot.waitUntil(lambda: panel.empty.size() == viewport.size())

@@ -100,8 +100,10 @@ class BindingsPanel(QWidget):
         self.delegate.toggled.connect(self.set_enabled)
         self.list.activated.connect(lambda _index: self.edit())
         self.list.selectionModel().currentChanged.connect(self._current_changed)
-        self.empty = QLabel("No bindings yet. <a href='add'>Add one</a> to wire a skill to an event.", self.list)
+        self.empty = QLabel("No bindings yet. <a href='add'>Add one</a> to wire a skill to an event.",
+                            self.list.viewport())
         self.empty.setAlignment(Qt.AlignCenter)
+        self.list.viewport().installEventFilter(self)   # the message fills the list's visible area
         self.empty.setProperty("role", "muted")
         self.empty.linkActivated.connect(lambda _link: self.add())
 
@@ -133,6 +135,8 @@ class BindingsPanel(QWidget):
         return super().event(event)
 
     def eventFilter(self, watched, event) -> bool:
+        if watched is self.list.viewport() and event.type() == QEvent.Resize:
+            self.empty.resize(event.size())
         # Delete in the list removes the binding: taken before the window's Delete (which
         # deletes skills on the library page) can act on it.
         if watched is self.list and event.type() in (QEvent.ShortcutOverride, QEvent.KeyPress):
@@ -159,7 +163,6 @@ class BindingsPanel(QWidget):
         rows = [b for b in self._every if not text or text in f"{b.skill} {b.event_type} {b.action}".lower()]
         self.model.set_bindings(rows)
         self.empty.setVisible(not rows and not text)
-        self.empty.resize(self.list.viewport().size())
         if kept is not None:
             self.select(kept.id)
         self._update_buttons()
@@ -192,10 +195,6 @@ class BindingsPanel(QWidget):
         has = self.selected() is not None
         for key in ("edit", "duplicate", "delete"):
             self.buttons[key].setEnabled(has)
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self.empty.resize(self.list.viewport().size())
 
     # --- changing ---------------------------------------------------------------------
 
