@@ -17,7 +17,6 @@ from skill_studio.ui.shell.feature import (
     PageSpec,
     any_selected,
     at,
-    changes_from,
 )
 
 APPROVE_REASON = "approved in the review queue"
@@ -152,8 +151,7 @@ class ReviewFeature(Feature):
         if ok and name.strip():
             settings.reviewer = name.strip()
 
-    def _operation_done(self, payload) -> None:
-        changes = changes_from(payload, self.shell.store)
+    def _operation_done(self, changes: ChangeSet) -> None:
         self.shell.publish(changes)
         names = sorted(changes.skills)
         if len(names) == 1:

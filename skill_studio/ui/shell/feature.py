@@ -136,16 +136,6 @@ class Feature:
         """The window is closing."""
 
 
-def changes_from(payload: object, store: Any) -> ChangeSet:
-    """A change set from what a signal carried: a ChangeSet as is; a skill name or a list of names
-    as changed skills (those no longer in ``store`` as removed)."""
-    if isinstance(payload, ChangeSet):
-        return payload
-    names = [payload] if isinstance(payload, str) else list(payload or [])
-    gone = [n for n in names if n not in store]
-    return ChangeSet.of(changed=[n for n in names if n not in gone], removed=gone)
-
-
 def any_selected(shell: Shell) -> bool:
     return bool(shell.selected_names())
 

@@ -80,8 +80,7 @@ class Workspace(QTabWidget):
             index = self.addTab(designer, designer.title())
             self.setTabToolTip(index, literal(f"{name} — version {designer.session.version}"))
             designer.titleChanged.connect(lambda _t, d=designer: self._retitle(d))
-            last = [name]   # the skill's name as last saved, to tell a rename or a copy from a save
-            designer.saved.connect(lambda payload, d=designer, last=last: self._saved(d, payload, last))
+            designer.saved.connect(lambda changes, d=designer: self._saved(d, changes))
             designer.statusMessage.connect(self.statusMessage)
             designer.replaceRequested.connect(lambda n, d=designer: self._replace(d, n))
             designer.problems.countsChanged.connect(lambda *_c: self.problemsChanged.emit())
@@ -101,20 +100,8 @@ class Workspace(QTabWidget):
             self.setTabText(index, designer.title())
             self.setTabToolTip(index, literal(f"{designer.session.name} — version {designer.session.version}"))
 
-    def _saved(self, designer, payload, last: list[str]) -> None:
-        """One change for one save: the designer's change set, or what the name it saved as says."""
-        before = last[0]
-        if isinstance(payload, ChangeSet):
-            changes = payload
-        elif not isinstance(payload, str):
-            changes = ChangeSet.of(changed=payload)
-        elif payload == before:
-            changes = ChangeSet.of(changed=[payload])
-        elif before in self.store:   # saved as a copy
-            changes = ChangeSet.of(added=[payload])
-        else:
-            changes = ChangeSet.of(renamed=[(before, payload)])
-        last[0] = designer.session.name
+    def _saved(self, designer, changes: ChangeSet) -> None:
+        """A designer wrote to the store: its tab follows, and the window hears the change once."""
         self._retitle(designer)
         self.changed.emit(changes)
 
