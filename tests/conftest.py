@@ -138,3 +138,18 @@ def skill_folders(root: Path) -> list[Path]:
     for name in ("SKILL.md", "skill.md"):
         out.update(p.parent for p in root.rglob(name))
     return sorted(out)
+
+
+def shown_window(qtbot, store, tmp_path, size=(1300, 820)):
+    """The main window over ``store``, with settings of its own, on screen at ``size``."""
+    from PySide6.QtCore import QSettings
+
+    from skill_studio.ui.settings import StudioSettings
+    from skill_studio.ui.shell.main_window import MainWindow
+
+    window = MainWindow(store, StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    return window

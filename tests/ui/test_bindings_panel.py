@@ -6,8 +6,8 @@ and detail panel; screenshots for a person to look at."""
 from __future__ import annotations
 
 import pytest
-from conftest import SCREENSHOTS, make
-from PySide6.QtCore import QSettings, Qt
+from conftest import SCREENSHOTS, make, shown_window
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog
 
 from skill_studio.core.bus.dispatch import Binding, Condition
@@ -16,8 +16,6 @@ from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui import theme
 from skill_studio.ui.bindings.binding_dialog import BindingDialog
 from skill_studio.ui.bindings.bindings_panel import BindingsPanel
-from skill_studio.ui.settings import StudioSettings
-from skill_studio.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture
@@ -208,12 +206,7 @@ def test_the_simulator_with_cooldowns_and_the_log(panel, qtbot, bus_store):
 
 @pytest.fixture
 def window(qtbot, bus_store, tmp_path):
-    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
-    w = MainWindow(bus_store, settings)
-    qtbot.addWidget(w)
-    w.resize(1300, 820)
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_window(qtbot, bus_store, tmp_path, (1300, 820))
     return w
 
 
@@ -268,12 +261,7 @@ def test_deleting_a_skill_says_its_bindings_go_and_undo_brings_them_back(window,
 
 
 def test_an_empty_bus_says_so_across_the_whole_list(qtbot, tmp_path, store):
-    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
-    w = MainWindow(store, settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_window(qtbot, store, tmp_path, (1280, 800))
     w.actions["view_bindings"].trigger()     # the page is made while the window is on screen
     panel = w.feature("bindings").panel
     viewport = panel.list.viewport()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import shiboken6
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, shown_window
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -23,12 +23,7 @@ SKILL = "release-notes"
 
 @pytest.fixture
 def window(qtbot, seeded_store, tmp_path):
-    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
-    w = MainWindow(seeded_store, settings)
-    qtbot.addWidget(w)
-    w.resize(1400, 860)
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_window(qtbot, seeded_store, tmp_path, (1400, 860))
     w.activateWindow()  # shortcuts need the window active
     qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=3000)
     opened = w.workspace.open_skill

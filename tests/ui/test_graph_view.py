@@ -142,7 +142,7 @@ def test_filters_search_zoom_and_clicks(view, qtbot):
     assert view.scene.nodes["deploy"].label.isVisible() == (canvas.transform().m11() >= LABEL_SCALE)
     canvas.resetTransform()
     canvas.centerOn(view.scene.nodes["deploy"])
-    canvas._update_detail()
+    canvas.update_detail()
     assert view.scene.nodes["deploy"].label.isVisible()
 
     with qtbot.waitSignal(view.skillSelected) as sel:
@@ -250,7 +250,7 @@ def test_big_graph_edges_drawn_from_pictures_look_the_same(view, qtbot, monkeypa
         monkeypatch.setattr(graph_canvas, "PICTURE_EDGES", 1 if pictured else 10 ** 9)
         monkeypatch.setattr(graph_canvas, "OVERVIEW_PIXELS", 10 ** 9 if pictured else 0)
         canvas._picture = None
-        canvas._update_detail()
+        canvas.update_detail()
         return canvas.viewport().grab().toImage()
 
     def differing(a, b):
@@ -304,7 +304,7 @@ def test_filters_that_hide_the_focus_the_search_hits_or_everything(view, qtbot):
     for action in view.lifecycle_button.menu().actions():   # nothing at all to show
         action.setChecked(False)
     qtbot.waitUntil(lambda: not view.is_running() and not view.scene.nodes, timeout=10000)
-    view.canvas._update_detail()
+    view.canvas.update_detail()
     assert not view.canvas.viewport().grab().isNull() and told == []
     assert view.status.text().startswith("0 of 13 skills")
 

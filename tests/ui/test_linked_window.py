@@ -7,16 +7,13 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import SAMPLES, SCREENSHOTS
-from PySide6.QtCore import QSettings
+from conftest import SAMPLES, SCREENSHOTS, shown_window
 
 from skill_studio.core.library import linked
 from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Origin
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.agents.window_linked import ConflictDialog, LinksDialog
-from skill_studio.ui.settings import StudioSettings
-from skill_studio.ui.shell.main_window import MainWindow
 
 
 @pytest.fixture
@@ -30,12 +27,7 @@ def team(tmp_path):
 
 @pytest.fixture
 def window(qtbot, store, tmp_path):
-    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
-    w = MainWindow(store, settings)
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_window(qtbot, store, tmp_path, (1200, 800))
     told = []
     w.feature("linked").tell = told.append
     w.told = told

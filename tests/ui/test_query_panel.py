@@ -5,7 +5,7 @@ a screenshot for a person to look at."""
 from __future__ import annotations
 
 import pytest
-from conftest import SCREENSHOTS
+from conftest import SCREENSHOTS, shown_window
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -74,12 +74,7 @@ def test_copy_prompt_block_of_the_gated_set(panel, seeded_store):
 
 
 def test_the_window_tab_follows_the_store(qtbot, seeded_store, tmp_path):
-    settings = StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
-    w = MainWindow(seeded_store, settings)
-    qtbot.addWidget(w)
-    w.resize(1300, 820)
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_window(qtbot, seeded_store, tmp_path, (1300, 820))
     w.actions["try_query"].trigger()
     panel = w.feature("agents").query
     assert w.workspace.currentWidget() is panel

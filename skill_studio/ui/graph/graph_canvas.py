@@ -51,7 +51,7 @@ class GraphCanvas(QGraphicsView):
         scale = self.transform().m11()
         factor = max(MIN_SCALE / scale, min(MAX_SCALE / scale, factor))
         self.scale(factor, factor)
-        self._update_detail()
+        self.update_detail()
 
     def fit(self) -> None:
         """Show the whole graph (no bigger than life size)."""
@@ -70,9 +70,10 @@ class GraphCanvas(QGraphicsView):
             self.resetTransform()
             self.scale(MIN_SCALE, MIN_SCALE)
             self.centerOn(rect.center())
-        self._update_detail()
+        self.update_detail()
 
-    def _update_detail(self) -> None:
+    def update_detail(self) -> None:
+        """Choose for the zoom now: labels when near enough to read, edges as items or as one picture."""
         scale = self.transform().m11()
         detail = scale >= LABEL_SCALE
         source = self.graph_scene.bounds

@@ -302,7 +302,7 @@ class GraphView(WorkerOwner, QWidget):
             self.canvas.fit()
             self._fit_next = False
         else:
-            self.canvas._update_detail()
+            self.canvas.update_detail()
         self._show_highlights()
         self._finished()
         self.ready.emit()
@@ -314,7 +314,7 @@ class GraphView(WorkerOwner, QWidget):
                 and self.scene.tokens != theme.current_tokens()):
             p = self.prepared
             self.scene.build(p.view, p.positions, p.problems)
-            self.canvas._update_detail()
+            self.canvas.update_detail()
             self._show_highlights()
 
     @Slot(str)
