@@ -74,11 +74,59 @@ def pytest_configure(config):
     qInstallMessageHandler(_qt_messages)
 
 
+# A modal dialog that no test answers would wait for a person for ever (and CI with it): one left
+# open this long is closed and fails the test that opened it.
+MODAL_PATIENCE_MS = 20_000
+_MODAL_TICK_MS = 250
+_unanswered: list[str] = []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    if widgets is None or widgets.QApplication.instance() is None:
+        return (yield)
+    from PySide6.QtCore import QTimer
+
+    seen = {"dialog": None, "ticks": 0}
+
+    def look() -> None:
+        dialog = widgets.QApplication.activeModalWidget()
+        if dialog is None or dialog is not seen["dialog"]:
+            seen.update(dialog=dialog, ticks=0)
+            return
+        seen["ticks"] += 1
+        if seen["ticks"] * _MODAL_TICK_MS >= MODAL_PATIENCE_MS:
+            text = dialog.text() if isinstance(dialog, widgets.QMessageBox) else ""
+            _unanswered.append(f"{dialog.windowTitle()!r} {text!r}".strip())
+            seen.update(dialog=None, ticks=0)
+            if isinstance(dialog, widgets.QDialog):
+                dialog.reject()
+            else:
+                dialog.close()
+
+    watch = QTimer()
+    watch.setInterval(_MODAL_TICK_MS)
+    watch.timeout.connect(look)
+    watch.start()
+    try:
+        return (yield)
+    finally:
+        watch.stop()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """Fail a test (its setup, call or teardown) during which Qt reported an object used from
-    another thread."""
+    another thread, or whose call left a modal dialog waiting for a person."""
     report = yield
+    if call.when == "call" and _unanswered:
+        dialogs = list(_unanswered)
+        _unanswered.clear()
+        if not report.failed:
+            report.outcome = "failed"
+            report.longrepr = (f"a modal dialog waited {MODAL_PATIENCE_MS / 1000:g} s for a person and was closed "
+                               "(a test answers or replaces every dialog it opens):\n  " + "\n  ".join(dialogs))
     capture = getattr(item, "qt_log_capture", None)
     seen = getattr(item, "_cross_thread_seen", 0)
     messages = []
