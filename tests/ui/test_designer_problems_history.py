@@ -14,7 +14,8 @@ from skill_studio.core.format.fields import to_skill
 from skill_studio.core.format.frontmatter import compose
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin
 from skill_studio.ui import theme
-from skill_studio.ui.designer.diff_view import ADDED, EQUAL, FILLER, REMOVED, DiffView
+from skill_studio.ui.designer.diff_rows import ADDED, EQUAL, FILLER, REMOVED
+from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.designer.history_panel import HistoryPanel
 from skill_studio.ui.designer.problems import PROFILE_LABELS, ProblemsPanel, ValidationRunner
 

@@ -14,7 +14,7 @@ from skill_studio.core.model import Origin
 from skill_studio.core.review import queue as review
 from skill_studio.core.review.lifecycle import move
 from skill_studio.ui import theme
-from skill_studio.ui.designer.diff_view import FILLER, split_lines
+from skill_studio.ui.designer.diff_rows import FILLER, split_lines
 from skill_studio.ui.library.models import SKILL_ROLE
 from skill_studio.ui.review.queue_detail import clipped, validation_html
 from skill_studio.ui.review.queue_list import QueueDelegate, queue_row_layout, waiting_text
