@@ -5,7 +5,6 @@ positions are kept until the graph they were computed for changes."""
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QKeySequence, QShortcut
@@ -25,66 +24,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.graph import dependencies as core_graph
-from skill_studio.core.graph import layout as graph_layout
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.ui import theme
 from skill_studio.ui.graph import graph_export
 from skill_studio.ui.graph.graph_canvas import GraphCanvas
+from skill_studio.ui.graph.graph_prep import Prepared, Scope, prepare
 from skill_studio.ui.graph.graph_scene import CYCLE_RED, GraphScene
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
 
 LAYOUTS = (("layered", "Layered"), ("spring", "Force-directed"), ("radial", "Radial"))
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What the view shows: everything, or the skills within ``depth`` hops of ``focus``."""
-
-    focus: tuple[str, ...] = ()
-    depth: int = 2
-    layout: str = "layered"
-    lifecycles: frozenset = frozenset(Lifecycle)
-    origins: frozenset = frozenset(Origin)
-
-
-@dataclass
-class Prepared:
-    full: core_graph.SkillGraph
-    view: core_graph.SkillGraph
-    positions: dict
-    problems: list
-    scope: Scope
-    key: tuple = field(default=())
-
-
-def prepare(store, scope: Scope, cache: dict, *, progress=None, cancelled=None) -> Prepared:
-    """Load the graph, apply the scope and lay it out (reusing ``cache``d positions of the same
-    graph). Runs on a worker thread: touches no widget."""
-    full = core_graph.SkillGraph.from_store(store)
-    if cancelled and cancelled():
-        raise InterruptedError("graph loading cancelled")
-    problems = full.problems()
-    view = full.filtered(scope.lifecycles, scope.origins)
-    focus = [n for n in scope.focus if n in full]
-    if focus:
-        names = set()
-        for name in focus:
-            names |= full.neighbourhood(name, scope.depth)
-        view = view.subgraph(n for n in names if n in view or n in focus)
-    radial_center = next((n for n in focus if n in view), None)   # a filter may hide the focused skill
-    layout = scope.layout if (scope.layout != "radial" or radial_center) else "layered"
-    key = (layout, radial_center if layout == "radial" else None, tuple(n.name for n in view.nodes()),
-           tuple(view.edges()))
-    positions = cache.get(key)
-    if positions is None:
-        if layout == "radial":
-            positions = graph_layout.radial_layout(view, radial_center)
-        else:
-            positions = graph_layout.LAYOUTS[layout](view)
-    return Prepared(full, view, positions, problems, scope, key)
 
 
 class GraphView(WorkerOwner, QWidget):

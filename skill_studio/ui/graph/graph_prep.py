@@ -1,0 +1,58 @@
+"""What the Graph tab shows, worked out off the GUI thread: the scope a person chose (everything, or
+the skills a few hops around some), and the graph loaded, filtered and laid out for it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from skill_studio.core.graph import dependencies as core_graph
+from skill_studio.core.graph import layout as graph_layout
+from skill_studio.core.model import Lifecycle, Origin
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the view shows: everything, or the skills within ``depth`` hops of ``focus``."""
+
+    focus: tuple[str, ...] = ()
+    depth: int = 2
+    layout: str = "layered"
+    lifecycles: frozenset = frozenset(Lifecycle)
+    origins: frozenset = frozenset(Origin)
+
+
+@dataclass
+class Prepared:
+    full: core_graph.SkillGraph
+    view: core_graph.SkillGraph
+    positions: dict
+    problems: list
+    scope: Scope
+    key: tuple = field(default=())
+
+
+def prepare(store, scope: Scope, cache: dict, *, progress=None, cancelled=None) -> Prepared:
+    """Load the graph, apply the scope and lay it out (reusing ``cache``d positions of the same
+    graph). Runs on a worker thread: touches no widget."""
+    full = core_graph.SkillGraph.from_store(store)
+    if cancelled and cancelled():
+        raise InterruptedError("graph loading cancelled")
+    problems = full.problems()
+    view = full.filtered(scope.lifecycles, scope.origins)
+    focus = [n for n in scope.focus if n in full]
+    if focus:
+        names = set()
+        for name in focus:
+            names |= full.neighbourhood(name, scope.depth)
+        view = view.subgraph(n for n in names if n in view or n in focus)
+    radial_center = next((n for n in focus if n in view), None)   # a filter may hide the focused skill
+    layout = scope.layout if (scope.layout != "radial" or radial_center) else "layered"
+    key = (layout, radial_center if layout == "radial" else None, tuple(n.name for n in view.nodes()),
+           tuple(view.edges()))
+    positions = cache.get(key)
+    if positions is None:
+        if layout == "radial":
+            positions = graph_layout.radial_layout(view, radial_center)
+        else:
+            positions = graph_layout.LAYOUTS[layout](view)
+    return Prepared(full, view, positions, problems, scope, key)
