@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_studio.core.agents.gate import store_verdicts
 from skill_studio.core.agents.skill_json import detail_json, files_json, summary_json
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.core.store import Filters, NotFound, Store
@@ -96,7 +97,8 @@ def list_skills(req: Request) -> tuple[int, Any]:
     flt = Filters(lifecycle=lifecycle or None, origin=origin or None, tag=req.text("tag", required=False) or None,
                   text=req.text("search", required=False) or None)
     skills = req.store.list(flt, sort="name")
-    return 200, {"total": len(skills), "skills": [summary_json(s) for s in skills]}
+    verdicts = store_verdicts(req.store, [s.name for s in skills])
+    return 200, {"total": len(skills), "skills": [summary_json(s, verdicts.get(s.name)) for s in skills]}
 
 
 def stats(req: Request) -> tuple[int, Any]:
@@ -140,7 +142,7 @@ def health_view(req: Request) -> tuple[int, Any]:
     name = req.text("name", required=False)
     if name and name not in req.store:
         raise ApiError(404, f'no skill named "{name}"')
-    skills, pairs = health.compute(req.store)
+    skills, pairs, families = health.compute(req.store)
     if name:
         s = next((s for s in skills if s.name == name), None)
         if s is None:   # deleted meanwhile
@@ -150,7 +152,7 @@ def health_view(req: Request) -> tuple[int, Any]:
                      "trust_tier": int(s.trust_tier), "band": s.band,
                      "weights": {k[len("health.weight_"):]: v for k, v in weights.items()
                                  if k.startswith("health.weight_")}}
-    actions = health.plan(req.store, skills, pairs)
+    actions = health.plan(req.store, skills, pairs, families=families)
     return 200, {"summary": health.summarize(skills, actions), "actions": [asdict(a) for a in actions],
                  "applied": False, "note": "the plan only: apply it with skill-studio health --apply or the window"}
 

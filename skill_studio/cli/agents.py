@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from skill_studio.core.agents.prompt import available_skills_block, skill_md_location
+from skill_studio.core.agents.prompt import available_skills_block, skill_md_location, with_warning
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
@@ -37,8 +37,10 @@ def cmd_prompt(args: argparse.Namespace) -> int:
         if names or not args.names:
             store = open_store(args)
             wanted = names or None
+            warnings: dict[str, str | None] = {}
             if args.gated:
-                wanted = matching.gated(store, wanted)
+                passed = [e for e in matching.gate(store, wanted) if e.passed]
+                wanted, warnings = [e.name for e in passed], {e.name: e.warning for e in passed}
             elif wanted is None:
                 wanted = [e.name for e in matching.gate(store) if Lifecycle(e.lifecycle) in EXPOSED_STATES]
             left_out = []
@@ -51,7 +53,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
                                        f"(skill-studio export {s.name} --to DIR) and name that folder", 1)
                     left_out.append(s.name)
                     continue
-                entries.append((s.name, s.description, location))
+                entries.append((s.name, with_warning(s.description, warnings.get(s.name)), location))
             if left_out:
                 print(f"skill-studio: left out, no SKILL.md on disk (export or install them): {', '.join(left_out)}",
                       file=sys.stderr)
@@ -97,16 +99,27 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def _breakdown(m) -> str:
-    what = "similarity" if m.strategy == "vectors" else "text relevance"
-    trigger = ", trigger pattern matched" if m.trigger else ""
-    return (f"{what} {m.similarity:.3f} × utility {m.utility:.3f} × freshness {m.freshness:.3f} = {m.score:.3f} "
-            f"(found by {m.strategy}{trigger})")
+    if m.strategy == "product":
+        return (f"similarity {m.similarity:.3f} × utility {m.utility:.3f} × freshness {m.freshness:.3f} "
+                f"= {m.score:.3f} (the seed's product)")
+    parts = []
+    if m.trigger:
+        parts.append("trigger pattern matched")
+    if m.lexical_rank is not None:
+        parts.append(f"words #{m.lexical_rank} (bm25 {m.bm25:.2f})")
+    if m.vector_rank is not None:
+        parts.append(f"vectors #{m.vector_rank} (similarity {m.similarity:.3f})")
+    return (f"{', '.join(parts)}: relevance {m.relevance:.3f} × prior {m.prior:.3f} "
+            f"(0.8 + 0.2 × utility {m.utility:.3f} × freshness {m.freshness:.3f}) = {m.score:.3f} "
+            f"(found by {m.found_by})")
 
 
 def _match_json(m) -> dict:
-    return {"name": m.name, "description": m.description, "strategy": m.strategy, "similarity": m.similarity,
-            "utility": m.utility, "freshness": m.freshness, "score": m.score, "trigger": m.trigger,
-            "warning": m.warning, "excluded": m.excluded}
+    return {"name": m.name, "description": m.description, "strategy": m.strategy, "relevance": m.relevance,
+            "lexical_rank": m.lexical_rank, "bm25": m.bm25, "vector_rank": m.vector_rank,
+            "similarity": m.similarity, "utility": m.utility, "freshness": m.freshness, "prior": m.prior,
+            "score": m.score, "trigger": m.trigger, "found_by": m.found_by, "warning": m.warning,
+            "excluded": m.excluded}
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -137,14 +150,16 @@ def cmd_load(args: argparse.Namespace) -> int:
     store = open_store(args)
     try:
         s = get_skill(store, args.name)
-        from skill_studio.core.agents.gate import skill_gate
+        from skill_studio.core.agents.gate import store_verdicts
 
-        reason = skill_gate(s)
+        reason, warning = store_verdicts(store, [s.name]).get(s.name, (None, None))
         if reason and not args.force:
             raise CliError(f'"{s.name}" is kept from agents by the gate ({reason}); --force loads it anyway', 1)
         store.mark_loaded(s.name)
     finally:
         store.close()
+    if warning:
+        sys.stdout.write(f"Warning ({s.name}): {warning}\n\n")
     sys.stdout.write(s.skill_md if s.skill_md.endswith("\n") else s.skill_md + "\n")
     return 0
 
@@ -230,13 +245,14 @@ def cmd_descriptor(args: argparse.Namespace) -> int:
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
-    from skill_studio.core.agents.matching import STRATEGIES
+    from skill_studio.core.agents.matching import ALIASES, DEFAULT_STRATEGY, STRATEGIES
 
     m = add("match", "the skills a query is about, ranked (SPEC §8), and those the gate keeps out", cmd_match)
     m.add_argument("query")
     m.add_argument("--limit", type=int, default=10, help="at most this many (default 10)")
-    m.add_argument("--strategy", choices=STRATEGIES, default="auto",
-                   help="vectors, keywords, or auto: vectors, keywords when nothing is similar enough")
+    m.add_argument("--strategy", choices=(*STRATEGIES, *ALIASES), default=DEFAULT_STRATEGY,
+                   help="fused (the default: words and vectors, relevance first, use as a bounded prior), "
+                        "keywords, vectors, or product (the seed's similarity × utility × freshness)")
     m.add_argument("--explain", action="store_true", help="show each score's breakdown and the skills kept out")
     g = add("gate", "which skills an agent may see, and why the others may not", cmd_gate)
     g.add_argument("names", nargs="*", metavar="NAME")

@@ -42,6 +42,9 @@ def cmd_health(args: argparse.Namespace) -> int:
     if not result.actions:
         print("nothing to do")
     for a in result.actions:
+        if a.rule == "template-family":
+            print(f"{'family':<10} {a.reason}\n{'':<11}{', '.join(a.members)}")
+            continue
         mark = "" if a.applies else "  (reported)"
         print(f"{a.action:<10} {a.skill:<32} {a.rule:<15} {a.reason}{mark}")
     if args.apply:
@@ -72,16 +75,24 @@ def cmd_duplicates(args: argparse.Namespace) -> int:
         store.dismiss_pair(a, b, actor=args.as_)
         print(f"{a} and {b}: not duplicates (never flagged again)")
         return 0
+    from skill_studio.core.health import duplicates
+
     index = SimilarityIndex(store)
     index.refresh(parallel=True)
-    pairs = index.near_duplicates(args.threshold)
+    candidates = index.near_duplicates(min(duplicates.CANDIDATE_FLOOR, args.threshold))
+    verdicts = duplicates.judge(store, candidates, threshold=args.threshold)
     if args.json:
-        emit_json([{"a": p.a, "b": p.b, "similarity": round(p.similarity, 4)} for p in pairs])
+        emit_json({"duplicates": [{"a": d.a, "b": d.b, "similarity": round(d.similarity, 4), "reason": d.reason}
+                                  for d in verdicts.duplicates],
+                   "families": [{"members": list(f.members), "differ": list(f.differ),
+                                 "similarity": f.similarity, "reason": f.reason} for f in verdicts.families]})
         return 0
-    for p in pairs:
-        print(f"{p.similarity:.3f}  {p.a}  ~  {p.b}")
-    if not pairs:
-        print(f"no pairs at or above {args.threshold}")
+    for d in verdicts.duplicates:
+        print(f"{d.similarity:.3f}  {d.a}  ~  {d.b}  ({d.reason})")
+    if not verdicts.duplicates:
+        print("no duplicates to merge")
+    for f in verdicts.families:
+        print(f"family: {f.reason}\n        {', '.join(f.members)}")
     return 0
 
 
@@ -95,6 +106,8 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     outcome.add_argument("--success", dest="outcome", action="store_const", const="success")
     outcome.add_argument("--failure", dest="outcome", action="store_const", const="failure")
     d = add("duplicates", "pairs of skills that are nearly the same", cmd_duplicates)
-    d.add_argument("--threshold", type=float, default=0.75)
+    d.add_argument("--threshold", type=float, default=0.75,
+                   help="similar enough to be a duplicate on its own (same subject); less similar pairs count "
+                        "when named the same, or when each is the other's closest skill on a shared subject")
     d.add_argument("--dismiss", nargs=2, metavar=("A", "B"), help="mark a pair as not duplicates")
     d.add_argument("--as", dest="as_", metavar="NAME")

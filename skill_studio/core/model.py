@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class Lifecycle(str, enum.Enum):
@@ -116,6 +116,21 @@ ORIGIN_TERMS: dict[Origin, OriginTerms] = {
 
 #: Lifecycle and trust a skill gets when it enters the store (SPEC §1).
 ENTRY_DEFAULTS: dict[Origin, tuple[Lifecycle, TrustTier]] = {o: t.entry for o, t in ORIGIN_TERMS.items()}
+
+
+class GateCard(NamedTuple):
+    """What the reliability gate reads of a skill (SPEC §8): its card columns, and its
+    redundancy as of the latest health run (0 before any)."""
+
+    lifecycle: str
+    trust_tier: int
+    origin: str
+    success_rate: float
+    uses: int
+    utility: float
+    last_used_at: str | None
+    created_at: str | None
+    redundancy: float
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ def test_match_ranks_and_explains(capsys, tmp_path):
     store = library(capsys, tmp_path)
     code, out, _ = run(capsys, "--store", store, "match", "extract tables from a PDF", "--explain")
     assert code == 0 and out.splitlines()[0].strip().startswith("1. pdf-extract")
-    assert "× utility" in out and "found by" in out
+    assert "relevance" in out and "× prior" in out and "words #1" in out and "found by" in out
     code, out, _ = run(capsys, "--store", store, "match", "write pytest tests", "--strategy", "keywords", "--json")
     data = json.loads(out)
     assert data["strategy"] == "keywords"
@@ -66,3 +66,33 @@ def test_load_prints_the_skill_and_records_the_use(capsys, tmp_path):
     code, _, err = run(capsys, "--store", store, "load", "python-test-writer")
     assert code == 1 and "kept from agents by the gate" in err
     assert run(capsys, "--store", store, "load", "python-test-writer", "--force")[0] == 0
+
+
+def _failing(tmp_path, name="release-notes"):
+    """Make a released human skill fail 7 of its 8 uses: it passes the gate, with a warning."""
+    with Store(tmp_path / "s.db") as s:
+        for ok in (True, False, False, False, False, False, False, False):
+            s.record_use(name, ok)
+
+
+def test_a_failing_skill_reaches_agents_with_its_warning(capsys, tmp_path):
+    store = library(capsys, tmp_path)
+    _failing(tmp_path)
+    code, out, _ = run(capsys, "--store", store, "gate", "--json")
+    entry = next(e for e in json.loads(out) if e["name"] == "release-notes")
+    assert entry["passed"] and entry["warning"].startswith("fails most of its uses: success rate 0.")
+    _, out, _ = run(capsys, "--store", store, "prompt", "--gated")
+    assert f"(Warning: {entry['warning']})" in out
+    code, out, _ = run(capsys, "--store", store, "load", "release-notes")
+    assert code == 0 and out.startswith(f"Warning (release-notes): {entry['warning']}\n\n---\n")
+    code, out, _ = run(capsys, "--store", store, "match", "write the release notes", "--json")
+    assert json.loads(out)["matches"][0]["warning"] == entry["warning"]
+
+
+def test_plain_prompt_stays_the_reference_block_with_warnings_about(capsys, tmp_path):
+    store = library(capsys, tmp_path)
+    _failing(tmp_path)
+    names = sorted(n for n in NAMES if n != "python-test-writer")
+    _, out, _ = run(capsys, "--store", store, "prompt", *names)
+    ref = CliRunner().invoke(reference_main, ["to-prompt", *(str(SAMPLES / n) for n in names)])
+    assert out == ref.stdout and "Warning" not in out

@@ -59,12 +59,13 @@ def test_use_records_outcomes(db, capsys):
 
 def test_duplicates_and_dismissing_a_pair(db, capsys):
     assert run(db, "duplicates", "--json") == 0
-    pairs = json.loads(capsys.readouterr().out)
+    pairs = json.loads(capsys.readouterr().out)["duplicates"]
     assert [(p["a"], p["b"]) for p in pairs] == [("notes", "notes-copy")] and pairs[0]["similarity"] >= 0.9
+    assert pairs[0]["reason"] == "same subject, above the near-duplicate threshold"
     assert run(db, "duplicates", "--dismiss", "notes-copy", "notes") == 0
     capsys.readouterr()
     assert run(db, "duplicates") == 0
-    assert "no pairs" in capsys.readouterr().out
+    assert "no duplicates to merge" in capsys.readouterr().out
 
 
 def test_an_llm_import_that_repeats_a_skill_is_merged_into_it(db, tmp_path, capsys):

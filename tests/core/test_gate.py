@@ -59,3 +59,37 @@ def test_unknown_values_are_refused():
         gate_reason("live", 3, "human", 0.5)
     with pytest.raises(ValueError):
         gate_reason("released", 3, "robot", 0.5)
+
+
+def test_health_warnings_for_every_origin():
+    from skill_studio.core.health.checks import DEFAULTS
+
+    # A human skill with health 0.26 after 12 uses, one failing most uses, one with too few uses to tell.
+    assert gate_warning("released", 12, 0.5, 0.26, DEFAULTS) == "health 0.26 < 0.30 after 12 uses"
+    assert gate_warning("verified", 8, 0.2, 0.5, DEFAULTS) == "fails most of its uses: success rate 0.20 after 8 uses"
+    assert gate_warning("released", 4, 0.1, 0.1, DEFAULTS) is None
+    assert gate_warning("released", 12, 0.5, 0.3, DEFAULTS) is None
+    assert gate_warning("degraded", 0) == "degraded: shown with a warning"
+
+
+def test_the_gate_reads_health_from_the_store(store):
+    from datetime import timedelta
+
+    from skill_studio.core.agents.gate import store_verdicts
+    from skill_studio.core.health import checks, scores
+
+    now = scores.utcnow()
+    store.add(make("human-skill"), now=now - timedelta(days=200))
+    store.add(make("human-skill-copy"), now=now - timedelta(days=200))    # the same text: fully redundant
+    for ok in (True, False, False, True, False, False):       # used long ago, most of it failed
+        store.record_use("human-skill", ok, now=now - timedelta(days=150))
+    run = checks.run(store, now=now)                           # keeps its redundancy
+    redundancy = next(x.redundancy for x in run.skills if x.name == "human-skill")
+    reason, warning = store_verdicts(store, ["human-skill"], now=now)["human-skill"]
+    s = store.get("human-skill")
+    fresh = scores.freshness(s.last_used_at, s.created_at, now)
+    health = checks.health_score(s.utility_score, redundancy, fresh, 1 - s.success_rate, checks.DEFAULTS)
+    assert reason is None and health < 0.3 and s.success_rate >= 0.3 and redundancy > 0
+    assert warning == f"health {health:.2f} < 0.30 after 6 uses"
+    store.record_use("human-skill", True, now=now)              # used today: fresh again, health back up
+    assert store_verdicts(store, ["human-skill"], now=now)["human-skill"] == (None, None)

@@ -47,11 +47,84 @@ def test_low_health_rule_at_its_boundary(store, h, uses, state, expected):
     assert [a.action for a in actions] == ([expected] if expected else [])
 
 
-def test_sustained_drop_needs_every_one_of_the_last_three_runs(store):
-    store.save_health_run({}, {}, [("a", 0, 0, 0, 0, 0.45), ("b", 0, 0, 0, 0, 0.45)])
-    store.save_health_run({}, {}, [("a", 0, 0, 0, 0, 0.49), ("b", 0, 0, 0, 0, 0.5)])
-    actions = plan(store, [sk("a", health_=0.4), sk("b", health_=0.4), sk("c", health_=0.4)])
-    assert [(a.skill, a.rule) for a in actions] == [("a", "sustained-drop")]
+NOW = scores.parse_time("2026-06-01T12:00:00Z")
+
+
+def _runs(store, *runs):
+    """Keep earlier runs: (days before NOW, {skill: (health, uses)})."""
+    for days, rows in runs:
+        at = scores.format_time(NOW - timedelta(days=days))
+        store.save_health_run({}, {}, [(n, 0, 0, 0, 0, h, u) for n, (h, u) in rows.items()], at=at)
+
+
+def _drops(store, skills):
+    return [a.skill for a in plan(store, skills, now=NOW) if a.rule == "sustained-drop"]
+
+
+def test_a_sustained_drop_needs_runs_spread_over_a_week_with_use_between(store):
+    _runs(store, (8, {"a": (0.45, 10), "b": (0.45, 10), "c": (0.45, 10), "d": (0.45, 10)}),
+          (4, {"a": (0.44, 12), "b": (0.55, 12), "c": (0.44, 10), "d": (0.44, 11)}))
+    skills = [sk("a", health_=0.4, uses=14), sk("b", health_=0.4, uses=14), sk("c", health_=0.4, uses=10),
+              sk("d", health_=0.4, uses=11)]
+    # a: three runs below 0.5 over 8 days, used between them. b: a run at 0.55 broke the streak.
+    # c: never used between the runs. d: used between the first two only, which still counts.
+    assert _drops(store, skills) == ["a", "d"]
+    (action,) = [a for a in plan(store, skills, now=NOW) if a.skill == "a"]
+    assert action.action == "degrade" and "3 runs over 8 days" in action.reason and "4 use(s)" in action.reason
+
+
+def test_runs_close_together_are_no_new_evidence(store):
+    # Three runs minutes apart, then the fourth: the first three count once.
+    _runs(store, (8, {"a": (0.4, 5)}), (8 - 0.01, {"a": (0.4, 5)}), (8 - 0.02, {"a": (0.4, 6)}))
+    assert _drops(store, [sk("a", health_=0.4, uses=7)]) == []
+    _runs(store, (3, {"a": (0.4, 6)}))
+    assert _drops(store, [sk("a", health_=0.4, uses=7)]) == ["a"]
+
+
+def test_checks_a_few_minutes_apart_never_degrade_imported_skills(store):
+    """Just imported, never used, checked three times in a row: no drop, whatever the health."""
+    for minutes in (10, 5):
+        at = scores.format_time(NOW - timedelta(minutes=minutes))
+        store.save_health_run({}, {}, [(n, 0, 0, 0, 0, 0.42, 0) for n in "abc"], at=at)
+    assert _drops(store, [sk(n, health_=0.42, uses=0) for n in "abc"]) == []
+
+
+def test_a_skill_never_used_is_never_degraded_for_a_drop(store):
+    _runs(store, (20, {"a": (0.4, 0)}), (10, {"a": (0.4, 0)}))
+    assert _drops(store, [sk("a", health_=0.4, uses=0)]) == []
+
+
+def test_runs_kept_without_use_counts_are_not_evidence(store):
+    store.save_health_run({}, {}, [("a", 0, 0, 0, 0, 0.4)], at=scores.format_time(NOW - timedelta(days=9)))
+    _runs(store, (4, {"a": (0.4, 8)}))
+    assert _drops(store, [sk("a", health_=0.4, uses=9)]) == []
+
+
+def test_a_failing_skill_is_degraded_whatever_its_freshness_and_stands_below_an_unused_one(store):
+    now = scores.utcnow()
+    store.add(make("flaky", origin=Origin.LLM))
+    store.set_state("flaky", lifecycle=Lifecycle.VERIFIED, reason="set up")
+    for ok in (True, False, False, False, False, False, False, False):      # fails 7 of 8, used today
+        store.record_use("flaky", ok, now=now)
+    store.add(make("unused", origin=Origin.LLM), now=now - timedelta(days=20))
+    store.set_state("unused", lifecycle=Lifecycle.VERIFIED, reason="set up")
+    result = health.run(store, now=now, keep=False)
+    by = {s.name: s for s in result.skills}
+    flaky, unused = by["flaky"], by["unused"]
+    assert flaky.freshness == pytest.approx(1.0) and flaky.health >= 0.3      # the score alone would not say
+    assert flaky.failing and flaky.band == "failing" and not unused.failing
+    assert flaky.standing < unused.standing
+    assert "fails most of its uses" in flaky.why
+    (action,) = [a for a in result.actions if a.skill == "flaky"]
+    assert (action.action, action.rule, action.applies) == ("degrade", "failing", True)
+    assert result.summary["bands"]["failing"] == 1
+
+
+@pytest.mark.parametrize("uses, rate, expected", [(5, 0.29, "degrade"), (5, 0.3, None), (4, 0.1, None)])
+def test_failing_rule_at_its_boundary(store, uses, rate, expected):
+    s = SkillHealth("a", Origin.LLM, Lifecycle.RELEASED, TrustTier.PROVISIONAL, False, uses, 0.3, 0.0, 1.0,
+                    1 - rate, 0.55, health.is_failing(uses, rate, CFG))
+    assert [a.action for a in plan(store, [s])] == ([expected] if expected else [])
 
 
 def test_only_unpinned_llm_skills_are_moved_by_default(store):

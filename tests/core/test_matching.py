@@ -40,26 +40,78 @@ def test_keywords_rank_trigger_matches_first_then_bm25(lib):
     r = matching.match(lib, "write the release notes", strategy="keywords", now=NOW)
     assert r.strategy == "keywords" and r.matches[0].name == "release-notes" and r.matches[0].trigger
     r = matching.match(lib, "tables in a PDF", strategy="keywords", now=NOW)
-    assert names(r.matches)[0] == "pdf-extract" and r.matches[0].similarity == 1.0
     first = r.matches[0]
-    assert first.score == pytest.approx(first.similarity * first.utility * first.freshness, abs=1e-5)
+    assert first.name == "pdf-extract" and first.lexical_rank == 1 and first.relevance == 1.0 and first.bm25 > 0
+    assert first.similarity == 0.0 and first.vector_rank is None          # keywords read no vectors
+    assert first.prior == pytest.approx(matching.prior(first.utility, first.freshness), abs=1e-5)
+    assert first.score == pytest.approx(first.relevance * first.prior, abs=1e-5)
     assert matching.match(lib, "the of and", strategy="keywords", now=NOW).matches == []   # stop words only
 
 
-def test_vectors_keep_only_similar_skills_and_rank_by_the_product(lib):
+def test_words_are_found_in_their_other_forms(lib):
+    """A stem finds the word's other forms: "extracting" finds "Extract", "cleaning" finds "Clean"."""
+    r = matching.match(lib, "extracting tabular stuff", strategy="keywords", now=NOW)
+    assert names(r.matches)[0] == "pdf-extract"
+    assert names(matching.match(lib, "cleaning", strategy="keywords", now=NOW).matches) == ["csv-cleanup"]
+    assert matching.stem("invoices") == "invoic" and matching.stem("tables") == "tabl" and matching.stem("go") == "go"
+
+
+def test_vectors_keep_only_similar_skills(lib):
     r = matching.match(lib, "extract tables from pdf files", strategy="vectors", now=NOW)
     assert r.strategy == "vectors" and names(r.matches)[0] == "pdf-extract"
-    assert all(m.similarity > matching.MIN_SIMILARITY for m in r.matches)
-    scores = [m.score for m in r.matches]
-    assert scores == sorted(scores, reverse=True)
+    assert all(m.similarity > 0 and m.vector_rank for m in r.matches)
+    assert [m.score for m in r.matches] == sorted((m.score for m in r.matches), reverse=True)
     assert matching.match(lib, "banana bread recipe", strategy="vectors", now=NOW).matches == []
 
 
-def test_auto_falls_back_to_keywords_when_nothing_is_similar_enough(lib):
+def test_the_seed_product_stays_available_as_a_strategy(lib):
+    r = matching.match(lib, "extract tables from pdf files", strategy="product", now=NOW)
+    assert r.strategy == "product" and names(r.matches)[0] == "pdf-extract"
+    for m in r.matches:
+        assert m.similarity > matching.MIN_SIMILARITY
+        assert m.score == pytest.approx(m.similarity * m.utility * m.freshness, abs=1e-5)
+
+
+def test_the_default_fuses_words_and_vectors(lib):
     r = matching.match(lib, "clean CSV files with bad delimiters", now=NOW)
-    assert r.strategy == "vectors" and r.note == "" and names(r.matches)[0] == "csv-cleanup"
-    r = matching.match(lib, "encodings", now=NOW)          # one word of a long description
-    assert r.strategy == "keywords" and "keywords" in r.note and names(r.matches) == ["csv-cleanup"]
+    assert r.strategy == "fused" == matching.DEFAULT_STRATEGY and names(r.matches)[0] == "csv-cleanup"
+    first = r.matches[0]
+    assert first.lexical_rank == 1 and first.vector_rank == 1 and first.relevance == pytest.approx(1.0)
+    assert first.found_by == "words + vectors"
+    r = matching.match(lib, "encodings", strategy="auto", now=NOW)      # the former default's name still works
+    assert r.strategy == "fused" and names(r.matches) == ["csv-cleanup"] and r.matches[0].found_by == "words"
+
+
+def test_use_never_lifts_an_unrelated_skill_over_a_relevant_one(lib):
+    """Heavily used, successful, fresh skills against one never used: relevance decides. The seed's
+    product, kept as a strategy, lets use win."""
+    lib.add(make("git-commit-message", "Write a conventional commit message from the staged diff. Use when "
+                                       "committing."))
+    lib.add(make("code-review-checklist", "Review a pull request against a checklist of common mistakes. "
+                                          "Use when reviewing code."))
+    for name in ("git-commit-message", "code-review-checklist", "changelog-writer", "release-notes"):
+        for _ in range(30):
+            lib.record_use(name, True, now=NOW)
+    query = "extract tables from a scanned pdf invoice"
+    r = matching.match(lib, query, now=NOW)
+    assert names(r.matches)[0] == "pdf-extract"
+    pdf = r.matches[0]
+    assert pdf.utility == 0.25 and pdf.prior == pytest.approx(0.8 + 0.2 * 0.25 * pdf.freshness, abs=1e-5)
+    for other in r.matches[1:]:
+        assert other.relevance < pdf.relevance and other.score < pdf.score
+    assert 0.8 <= min(m.prior for m in r.matches) and max(m.prior for m in r.matches) <= 1.0
+
+
+def test_use_reorders_skills_of_the_same_relevance(store):
+    store.add(make("notes-a", "Summarise meeting notes into actions. Use after a meeting."))
+    store.add(make("notes-b", "Summarise meeting notes into actions. Use after a meeting."))
+    first = names(matching.match(store, "summarise meeting notes", now=NOW).matches)
+    assert first[:2] == ["notes-a", "notes-b"]                     # the same relevance: by name
+    for _ in range(20):
+        store.record_use("notes-b", True, now=NOW)
+    r = matching.match(store, "summarise meeting notes", now=NOW)
+    assert names(r.matches)[:2] == ["notes-b", "notes-a"]
+    assert r.matches[0].relevance == pytest.approx(r.matches[1].relevance, rel=0.05)   # of similar relevance
 
 
 def test_utility_and_freshness_change_the_order(lib):
@@ -98,7 +150,7 @@ def test_the_gate_rules_and_excluded_matches(lib):
 
 def test_archived_skills_are_never_matched(lib):
     lib.set_state("csv-cleanup", lifecycle=Lifecycle.ARCHIVED.value)
-    for strategy in ("keywords", "vectors"):
+    for strategy in matching.STRATEGIES:
         r = matching.match(lib, "clean csv files encodings delimiters", strategy=strategy, now=NOW)
         assert "csv-cleanup" not in names(r.matches) + names(r.excluded)
 

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from skill_studio.core.health.checks import BAND_ROLES, BANDS
+from skill_studio.core.health.checks import BAND_NAMES, BAND_ROLES, BANDS, FAILING
 from skill_studio.core.library.install import CHANGED_BY_HAND, INSTALL_STATES
 from skill_studio.core.model import (
     ENTRY_DEFAULTS,
@@ -64,7 +64,7 @@ def test_every_origin_has_its_entry_state_and_meaning():
 
 
 def test_health_bands_and_install_states_name_a_colour_role():
-    assert [band for band, _low in BANDS] == list(BAND_ROLES)
+    assert [band for band, _low in BANDS] + [FAILING] == list(BAND_NAMES) == list(BAND_ROLES)
     assert set(BAND_ROLES.values()) <= ROLES
     assert set(INSTALL_STATES.values()) <= ROLES
     assert set(CHANGED_BY_HAND) <= set(INSTALL_STATES)

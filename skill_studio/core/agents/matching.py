@@ -1,24 +1,31 @@
 """Matching a query to skills, and the reliability gate over a library (SPEC §8).
 
-Two strategies find the skills a query is about:
+Relevance comes first. Two signals say how much a skill is about a query:
 
-- **vectors**: the query is embedded (core.health.embedding) and compared by cosine similarity with
-  each skill's card: its name and description, the part of a skill written to say when to use
-  it, and all an agent sees before loading one. Cards have the library's common direction
-  taken out, as in core.health.similarity. Skills above MIN_SIMILARITY are ranked by
-  ``similarity × utility × freshness``.
-- **keywords**: the query's words, stop words dropped (and, of a long query, only the
-  rarest in the library); skills whose trigger
-  pattern matches the query come first, then the full-text index's bm25 order (SQLite FTS5). A
-  hit's relevance is its bm25 rank relative to the best hit's (1.0 for the best), and it is
-  ranked, after the trigger matches, by ``relevance × utility × freshness``.
+- **lexical**: the query's words (stop words dropped; each longer word also as its stem, so
+  "invoices" finds "invoice" and "invoicing") ranked by the full-text index's bm25 over name,
+  description, tags, trigger pattern and body, the first four weighted above the body (SQLite FTS5);
+- **vectors**: the cosine similarity of the query's vector (core.health.embedding) with each
+  skill's card (its name and description: what an agent sees before loading one), with the
+  library's common direction taken out, as in core.health.similarity.
 
-Either way every result says how it was found and carries its breakdown. The gate (core.agents.gate)
-decides what an agent may see: matches it keeps out are listed apart, with the rule.
+The strategies:
+
+- **fused** (the default): both, combined by reciprocal rank fusion; a skill whose trigger
+  pattern matches the query ranks first, and skills found by neither signal well enough (past
+  RANK_DEPTH in both lists, or under the vector floor with no word in common) are left out;
+- **keywords** and **vectors**: one signal alone;
+- **product**: the seed's ranking, ``similarity × utility × freshness`` over vectors.
+
+Every strategy but ``product`` ranks by ``relevance × (0.8 + 0.2 × utility × freshness)``: use
+reorders skills of similar relevance and never lifts an unrelated one over a relevant one. Every
+result carries its breakdown: lexical rank and bm25, similarity, relevance, prior and score. The
+gate (core.agents.gate) decides what an agent may see: matches it keeps out are listed apart,
+with the rule, and those it lets through with a warning carry it.
 
 What a query reads (the cards and their vectors) is kept per store while the store stays the
 same; after a change only the cards whose skill changed are embedded again. So a query over
-100,000 skills is one matrix-vector product.
+100,000 skills is one matrix-vector product and one full-text query.
 """
 
 from __future__ import annotations
@@ -32,19 +39,28 @@ from datetime import datetime
 import numpy as np
 import regex
 
-from skill_studio.core.agents.gate import gate_reason, gate_warning
+from skill_studio.core.agents.gate import gate_reason, store_verdicts
 from skill_studio.core.health import scores
 from skill_studio.core.health.embedding import STOP_WORDS, Embedder, HashedTfidfEmbedder
 from skill_studio.core.model import UNSEARCHED_STATES, Lifecycle
 from skill_studio.core.store import Store
 
-STRATEGIES = ("auto", "vectors", "keywords")
-MIN_SIMILARITY = 0.3        # vectors: skills at or below this are not about the query
+STRATEGIES = ("fused", "keywords", "vectors", "product")
+DEFAULT_STRATEGY = "fused"
+ALIASES = {"auto": "fused"}   # the name the default had before fusion
+MIN_SIMILARITY = 0.3        # product: skills at or below this are not about the query
+NOISE_Z = 3.0               # others: a card this many deviations above the background is about the query
+MIN_BACKGROUND = 20         # skills it takes to tell the background
 CENTRE_PRIOR = 50.0         # as core.health.similarity: n / (n + 50) of the mean card is taken out
-TEXT_CANDIDATES = 200       # keywords: full-text hits read before ranking
+TEXT_CANDIDATES = 200       # full-text hits read before ranking
+RANK_DEPTH = 50             # fused: a skill ranked past this in both signals is not about the query
+FUSION_K = 10               # reciprocal rank fusion: 1 / (FUSION_K + rank)
+VECTOR_WEIGHT = 0.25        # fused: the built-in embedder's vectors weigh a quarter of the words' ranking
+PRIOR_FLOOR = 0.8           # score = relevance × (PRIOR_FLOOR + (1 - PRIOR_FLOOR) × utility × freshness)
 TRIGGER_SECONDS = 0.02      # the most one trigger pattern may take on a query
 MAX_TRIGGER_QUERY = 1000    # characters of the query trigger patterns see
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "ly", "s")
 
 
 @dataclass(frozen=True)
@@ -53,14 +69,26 @@ class Match:
 
     name: str
     description: str
-    strategy: str              # "vectors" or "keywords": which found it
-    similarity: float          # cosine similarity (vectors) or text relevance in [0, 1] (keywords)
+    strategy: str              # the strategy that ranked it
+    similarity: float          # cosine similarity of query and card (0.0 when vectors were not used)
     utility: float
     freshness: float
-    score: float               # similarity × utility × freshness
-    trigger: bool = False      # its trigger pattern matched the query (keywords)
-    warning: str | None = None     # it passes the gate with this warning (degraded)
+    score: float               # what it is ranked by (see relevance and prior)
+    trigger: bool = False      # its trigger pattern matched the query
+    warning: str | None = None     # it passes the gate with this warning
     excluded: str | None = None    # the gate rule that keeps it from agents, or None
+    relevance: float = 0.0     # how much it is about the query, in [0, 1] (1.0: first in every signal)
+    lexical_rank: int | None = None    # its place in the full-text ranking (1 = best), None if not found
+    vector_rank: int | None = None     # its place by similarity among the skills above the floor
+    bm25: float = 0.0          # its full-text score (higher is better; 0 when not found)
+    prior: float = 1.0         # the use prior the relevance was multiplied by
+
+    @property
+    def found_by(self) -> str:
+        """Which signals found it, in words."""
+        parts = [p for p, on in (("trigger", self.trigger), ("words", self.lexical_rank is not None),
+                                 ("vectors", self.vector_rank is not None)) if on]
+        return " + ".join(parts) or self.strategy
 
 
 @dataclass
@@ -69,7 +97,7 @@ class MatchResult:
     strategy: str                                        # the strategy used
     matches: list[Match] = field(default_factory=list)   # what an agent would get, best first
     excluded: list[Match] = field(default_factory=list)  # found, but kept out by the gate
-    note: str = ""                                       # e.g. why "auto" chose keywords
+    note: str = ""                                       # e.g. a trigger pattern that was too slow
 
 
 @dataclass(frozen=True)
@@ -90,6 +118,22 @@ def keywords(query: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())))
 
 
+def stem(word: str) -> str:
+    """A word less a common English ending, kept at 4 letters or more ("invoices" -> "invoic",
+    "extracting" -> "extract"): searched as a prefix, it finds the word's other forms."""
+    if not word.isalpha():
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[:-len(suffix)]
+    return word
+
+
+def prior(utility: float, freshness: float) -> float:
+    """The bounded use prior (SPEC §8), in [PRIOR_FLOOR, 1]."""
+    return PRIOR_FLOOR + (1.0 - PRIOR_FLOOR) * utility * freshness
+
+
 class _Library:
     """What a query reads from one state of a store: the cards as arrays and, once a vector
     query asks, their vectors (those of an earlier state reused for unchanged skills)."""
@@ -104,8 +148,10 @@ class _Library:
         self.lifecycle = [r[3] for r in rows]
         self.hash = [r[10] for r in rows]
         self.utility = np.array([r[7] for r in rows], dtype=np.float64)
-        self.reason = [gate_reason(r[3], r[4], r[5], r[6]) for r in rows]
-        self.warning = [gate_warning(r[3]) for r in rows]
+        verdicts = store_verdicts(store)
+        gate = [verdicts.get(r[0]) or (gate_reason(r[3], r[4], r[5], r[6]), None) for r in rows]
+        self.reason = [g[0] for g in gate]
+        self.warning = [g[1] for g in gate]
         self.archived = np.array([Lifecycle(r[3]) in UNSEARCHED_STATES for r in rows], dtype=bool)
         refs = []
         for r in rows:
@@ -202,11 +248,12 @@ def default_embedder() -> Embedder:
     return _EMBEDDER
 
 
-def match(store: Store, query: str, limit: int = 10, strategy: str = "auto", *, now: datetime | None = None,
-          embedder: Embedder | None = None) -> MatchResult:
+def match(store: Store, query: str, limit: int = 10, strategy: str = DEFAULT_STRATEGY, *,
+          now: datetime | None = None, embedder: Embedder | None = None) -> MatchResult:
     """The skills ``query`` is about, best first: up to ``limit`` an agent may see, and those found
-    that the gate keeps out (also up to ``limit``). ``strategy``: "vectors", "keywords", or
-    "auto": vectors, and keywords when no skill is similar enough."""
+    that the gate keeps out (also up to ``limit``). ``strategy``: one of STRATEGIES (see the
+    module docstring)."""
+    strategy = ALIASES.get(strategy, strategy)
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
     query = (query or "").strip()
@@ -215,18 +262,22 @@ def match(store: Store, query: str, limit: int = 10, strategy: str = "auto", *, 
     embedder = embedder or default_embedder()
     now = now or scores.utcnow()
     lib = _library(store)
-    note = ""
-    found = [] if strategy == "keywords" else _by_vectors(lib, query, embedder, now)
-    if strategy == "keywords" or (strategy == "auto" and not found):
-        if strategy == "auto":
-            note = f"no skill is more than {MIN_SIMILARITY} similar to the query: found by keywords"
-        strategy = "keywords"
-        found, slow = _by_keywords(store, lib, query, now)
-        if slow:
-            note = "; ".join(filter(None, [note, "trigger pattern too slow, skipped: " + ", ".join(slow[:5])]))
-    elif strategy == "auto":
-        strategy = "vectors"
-    result = MatchResult(query, strategy, note=note)
+    fresh = lib.freshness(now)
+    sims = {} if strategy == "keywords" else \
+        _similarities(lib, query, embedder, MIN_SIMILARITY if strategy == "product" else None)
+    words: dict[int, float] = {}
+    triggered: set[int] = set()
+    slow: list[str] = []
+    if strategy in ("fused", "keywords"):
+        words = _bm25(store, lib, query)
+        triggered, slow = _triggered(lib, query)
+    if strategy == "product":
+        found = _product(lib, sims, fresh)
+    else:
+        found = _ranked(lib, strategy, words, sims, triggered, fresh)
+    result = MatchResult(query, strategy)
+    if slow:
+        result.note = "trigger pattern too slow, skipped: " + ", ".join(slow[:5])
     for m in found:
         target = result.excluded if m.excluded else result.matches
         if len(target) < limit:
@@ -234,59 +285,108 @@ def match(store: Store, query: str, limit: int = 10, strategy: str = "auto", *, 
     return result
 
 
-def _make(lib: _Library, i: int, strategy: str, similarity: float, fresh: float, trigger: bool = False) -> Match:
-    utility = float(lib.utility[i])
-    return Match(lib.names[i], lib.description[i], strategy, round(similarity, 6), utility, round(fresh, 6),
-                 round(similarity * utility * fresh, 6), trigger, lib.warning[i], lib.reason[i])
-
-
-def _by_vectors(lib: _Library, query: str, embedder: Embedder, now: datetime) -> list[Match]:
+def _similarities(lib: _Library, query: str, embedder: Embedder, floor: float | None = None) -> dict[int, float]:
+    """{row: cosine similarity} of the skills above ``floor`` (by default, above the background
+    of the library: see _floor) to the query."""
     rows, m, shift, norms = lib.vectors(embedder)
     if not len(rows):
-        return []
+        return {}
     q = embedder.embed([query])[0].astype(np.float32) - shift
     size = float(np.linalg.norm(q))
     if size == 0:
-        return []
+        return {}
     q /= size
     dots = m @ q
     dots -= np.float32(shift @ q)
     sims = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
-    keep = np.flatnonzero(sims > MIN_SIMILARITY)
-    if not len(keep):
-        return []
-    at, sims = rows[keep], sims[keep]
-    fresh = lib.freshness(now)[at]
-    final = sims * lib.utility[at] * fresh
-    order = np.lexsort((at, -final))   # best first; ties by name
-    return [_make(lib, int(at[k]), "vectors", float(sims[k]), float(fresh[k])) for k in order.tolist()]
+    keep = np.flatnonzero(sims > _floor(sims) if floor is None else sims > floor)
+    return dict(zip(rows[keep].tolist(), sims[keep].astype(float).tolist()))
 
 
-def _by_keywords(store: Store, lib: _Library, query: str, now: datetime) -> tuple[list[Match], list[str]]:
+def _floor(sims: np.ndarray) -> float:
+    """The similarity a card must pass to be about the query: NOISE_Z robust deviations above the
+    library's median similarity to it (most skills are not about any one query, so the median and
+    its spread are the background), and never under MIN_SIMILARITY in a library too small to tell."""
+    if len(sims) < MIN_BACKGROUND:
+        return MIN_SIMILARITY
+    median = float(np.median(sims))
+    spread = 1.4826 * float(np.median(np.abs(sims - median)))
+    return min(MIN_SIMILARITY, median + NOISE_Z * spread)
+
+
+def _bm25(store: Store, lib: _Library, query: str) -> dict[int, float]:
+    """{row: bm25 score (higher is better)} of the skills the query's words (or their stems) find."""
     words = _telling(store, lib, keywords(query))
-    hits = store.text_matches(words, TEXT_CANDIDATES)
-    best = hits[0][1] if hits else 0.0
-    relevance = {lib.row[n]: (rank / best if best else 0.0) for n, rank in hits if n in lib.row}
-    triggered, slow = set(), []
+    terms = list(dict.fromkeys(stem(w) + "*" if stem(w) != w else w for w in words))
+    return {lib.row[n]: -rank for n, rank in store.text_matches(terms, TEXT_CANDIDATES) if n in lib.row}
+
+
+def _triggered(lib: _Library, query: str) -> tuple[set[int], list[str]]:
+    """The rows whose trigger pattern matches the query, and the names of those too slow to tell."""
+    found, slow = set(), []
     text = query[:MAX_TRIGGER_QUERY]
     for i, pattern in lib.triggers():
         try:
             if pattern.search(text, timeout=TRIGGER_SECONDS):
-                triggered.add(i)
+                found.add(i)
         except TimeoutError:
             slow.append(lib.names[i])   # treated as not matching
-    fresh = lib.freshness(now)
+    return found, slow
+
+
+def _ranks(values: dict[int, float], lib: _Library) -> dict[int, int]:
+    """{row: 1-based place} by value, best first; equal values (to six places) share a place."""
+    order = sorted(values, key=lambda i: (-values[i], lib.names[i]))
+    out: dict[int, int] = {}
+    for k, i in enumerate(order, 1):
+        before = order[k - 2] if k > 1 else None
+        same = before is not None and round(values[before], 6) == round(values[i], 6)
+        out[i] = out[before] if same and before is not None else k
+    return out
+
+
+def _ranked(lib: _Library, strategy: str, words: dict[int, float], sims: dict[int, float],
+            triggered: set[int], fresh: np.ndarray) -> list[Match]:
+    """The relevance-first ranking: relevance from the signals the strategy uses (reciprocal rank
+    fusion, scaled so that first in every signal is 1.0), times the bounded use prior; trigger
+    matches first."""
+    lexical, vector = _ranks(words, lib), _ranks(sims, lib)
+    signals = [(r, w) for r, w, on in ((lexical, 1.0, strategy != "vectors"),
+                                       (vector, VECTOR_WEIGHT if strategy == "fused" else 1.0, strategy != "keywords"))
+               if on]
+    best = sum(w for _, w in signals) / (FUSION_K + 1)
     out = []
-    for i in triggered | relevance.keys():
+    for i in set(triggered) | set(lexical) | set(vector):
         if lib.archived[i]:
             continue
-        out.append(_make(lib, i, "keywords", float(relevance.get(i, 1.0 if i in triggered else 0.0)), float(fresh[i]),
-                         i in triggered))
+        places = [(r[i], w) for r, w in signals if i in r and r[i] <= RANK_DEPTH]
+        if not places and i not in triggered:
+            continue
+        relevance = sum(w / (FUSION_K + p) for p, w in places) / best
+        utility, f = float(lib.utility[i]), float(fresh[i])
+        p = prior(utility, f)
+        out.append(Match(lib.names[i], lib.description[i], strategy, round(sims.get(i, 0.0), 6), utility,
+                         round(f, 6), round(relevance * p, 6), i in triggered, lib.warning[i], lib.reason[i],
+                         round(relevance, 6), lexical.get(i), vector.get(i), round(words.get(i, 0.0), 6),
+                         round(p, 6)))
     out.sort(key=lambda m: (not m.trigger, -m.score, m.name))
-    return out, slow
+    return out
 
 
-def _telling(store: Store, lib: _Library, words: list[str], keep: int = 5) -> list[str]:
+def _product(lib: _Library, sims: dict[int, float], fresh: np.ndarray) -> list[Match]:
+    """The seed's ranking: similarity × utility × freshness, over the skills above the floor."""
+    vector = _ranks(sims, lib)
+    out = []
+    for i, sim in sims.items():
+        utility, f = float(lib.utility[i]), float(fresh[i])
+        out.append(Match(lib.names[i], lib.description[i], "product", round(sim, 6), utility, round(f, 6),
+                         round(sim * utility * f, 6), False, lib.warning[i], lib.reason[i], round(sim, 6),
+                         None, vector[i], 0.0, round(utility * f, 6)))
+    out.sort(key=lambda m: (-m.score, m.name))
+    return out
+
+
+def _telling(store: Store, lib: _Library, words: list[str], keep: int = 8) -> list[str]:
     """The query's words that say most: a word in more than a fifth of the skills is dropped
     when rarer ones remain (ranking by it would read most of the index), then the ``keep``
     rarest are kept."""
@@ -315,5 +415,5 @@ def gated(store: Store, names: list[str] | None = None) -> list[str]:
     return [e.name for e in gate(store, names) if e.passed]
 
 
-__all__ = ["GateEntry", "MIN_SIMILARITY", "Match", "MatchResult", "STRATEGIES", "gate", "gated",
-           "keywords", "match"]
+__all__ = ["DEFAULT_STRATEGY", "GateEntry", "MIN_SIMILARITY", "Match", "MatchResult", "STRATEGIES", "gate", "gated",
+           "keywords", "match", "prior", "stem"]

@@ -30,15 +30,30 @@ def skill_md_location(s: Skill) -> str | None:
     return None
 
 
-def prompt_for(store, names: Sequence[str]) -> tuple[str, list[str]]:
-    """(the block for the named skills that have a SKILL.md on disk, in the order given; the
-    names left out because they have none)."""
+def with_warning(description: str, warning: str | None) -> str:
+    """A description as the gated block shows it: the gate's warning, if any, after it."""
+    return f"{description} (Warning: {warning})" if warning else description
+
+
+def prompt_for(store, names: Sequence[str], warnings: dict[str, str | None] | None = None) -> tuple[str, list[str]]:
+    """(the block for the named skills that have a SKILL.md on disk, in the order given, each
+    description followed by its warning in ``warnings``; the names left out because they have none)."""
     entries, left_out = [], []
+    warnings = warnings or {}
     for name in names:
         s = store.get(name, with_files=False)
         location = skill_md_location(s)
         if location is None:
             left_out.append(s.name)
         else:
-            entries.append((s.name, s.description, location))
+            entries.append((s.name, with_warning(s.description, warnings.get(s.name)), location))
     return available_skills_block(entries), left_out
+
+
+def gated_prompt(store, names: Sequence[str] | None = None) -> tuple[str, list[str]]:
+    """:func:`prompt_for` the skills the gate lets agents see (of all, or of ``names``), each
+    with the warning it passes with (SPEC §8)."""
+    from skill_studio.core.agents import matching
+
+    passed = [e for e in matching.gate(store, list(names) if names is not None else None) if e.passed]
+    return prompt_for(store, [e.name for e in passed], {e.name: e.warning for e in passed})

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from skill_studio.core.agents.gate import gate_reason, gate_warning
+from skill_studio.core.agents.gate import store_verdicts
 from skill_studio.core.bus.actions import describer
 from skill_studio.core.bus.model import MAX_DEPTH, MISSING, Binding, Condition, Dispatched, Outcome, lookup, text_of
 from skill_studio.core.health import scores
@@ -213,11 +213,9 @@ class Index:
     def gate(self, store: Store, names: set[str]) -> None:
         missing = names - self.gates.keys()
         if missing:
-            cards = store.gate_cards(missing)
+            found = store_verdicts(store, missing)
             for name in missing:
-                card = cards.get(name)
-                self.gates[name] = (gate_reason(*card), gate_warning(card[0])) if card else \
-                    (f'no skill named "{name}"', None)
+                self.gates[name] = found.get(name, (f'no skill named "{name}"', None))
 
     def cooling_reason(self, until: float) -> str:
         found = self._cooling.get(until)

@@ -8,9 +8,9 @@ undoable like a reviewer's). Thresholds and weights come from the store's settin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from skill_studio.core.health import scores
 from skill_studio.core.model import SHELVED_STATES, Lifecycle, Origin, TrustTier
@@ -23,14 +23,22 @@ DEFAULTS: dict[str, float | bool] = {
     "health.redundancy_floor": 0.6,          # similarity below this is no redundancy at all
     "health.stale_freshness": 0.1, "health.stale_max_uses": 3,
     "health.low": 0.3, "health.low_min_uses": 5,
+    "health.failing_rate": 0.3,              # with low_min_uses uses or more: failing, whatever else
     "health.sustained": 0.5, "health.sustained_runs": 3,
+    "health.sustained_days": 7,              # the counted runs of a drop span at least this
+    "health.sustained_gap_hours": 24,        # a run counts when this long after the last counted one
     "health.duplicate": 0.75,
     "health.only_llm": True,                 # move only llm skills; report the others
 }
 #: Bands for the summary: the lowest health of each.
 BANDS = (("healthy", 0.7), ("fair", 0.5), ("poor", 0.3), ("critical", 0.0))
+#: The band of a skill that fails most of its uses, whatever its health (SPEC §5: it stands below
+#: a skill never used, which the score alone does not always give).
+FAILING = "failing"
+#: Every band, best first.
+BAND_NAMES = tuple(name for name, _ in BANDS) + (FAILING,)
 #: Each band's colour role (the theme paints the role).
-BAND_ROLES = {"healthy": "success", "fair": "attention", "poor": "warning", "critical": "danger"}
+BAND_ROLES = {"healthy": "success", "fair": "attention", "poor": "warning", "critical": "danger", FAILING: "danger"}
 
 Progress = Callable[[str, int, int], None]   # (stage, done, total)
 
@@ -45,13 +53,18 @@ def redundancy(max_similarity: float, floor: float = 0.6) -> float:
     return min(1.0, max(0.0, (max_similarity - floor) / (1.0 - floor)))
 
 
-def health_score(utility: float, redundancy_: float, freshness: float, failure_risk: float, cfg: dict) -> float:
+def health_score(utility: float, redundancy_: float, freshness: float, failure_risk: float, cfg: Mapping) -> float:
     return (utility * cfg["health.weight_utility"] + (1 - redundancy_) * cfg["health.weight_redundancy"]
             + freshness * cfg["health.weight_freshness"] + (1 - failure_risk) * cfg["health.weight_failure"])
 
 
 def band(health: float) -> str:
     return next(name for name, low in BANDS if health >= low)
+
+
+def is_failing(uses: int, success_rate: float, cfg: dict) -> bool:
+    """Failing (SPEC §5): enough uses to say, and most of them failed."""
+    return uses >= cfg["health.low_min_uses"] and success_rate < cfg["health.failing_rate"]
 
 
 @dataclass
@@ -67,10 +80,26 @@ class SkillHealth:
     freshness: float
     failure_risk: float
     health: float
+    failing: bool = False      # enough uses, most of them failed (SPEC §5)
 
     @property
     def band(self) -> str:
-        return band(self.health)
+        return FAILING if self.failing else band(self.health)
+
+    @property
+    def standing(self) -> tuple[int, float]:
+        """Sort key, worst first: failing skills below all others, then by health."""
+        return (0 if self.failing else 1, self.health)
+
+    @property
+    def why(self) -> str:
+        """One line on what the band rests on."""
+        if self.failing:
+            return (f"fails most of its uses: success rate {1 - self.failure_risk:.2f} after {self.uses} uses; "
+                    f"its health {self.health:.2f} still counts freshness and uniqueness, so the band says failing")
+        if self.uses == 0:
+            return f"never used: health {self.health:.2f} rests on the prior success rate and freshness"
+        return f"health {self.health:.2f} after {self.uses} use(s)"
 
 
 @dataclass
@@ -82,23 +111,28 @@ class PlannedAction:
     applies: bool = True     # False: reported only (not llm, pinned, or the state does not allow it)
     target: str | None = None          # near-duplicate: the suggested merge target
     similarity: float | None = None
+    members: list[str] = field(default_factory=list)   # template-family: every skill of the family
 
 
 @dataclass
 class HealthRun:
     skills: list[SkillHealth]
     actions: list[PlannedAction]
-    pairs: list = field(default_factory=list)      # similarity.Pair, best first
+    pairs: list = field(default_factory=list)      # similarity.Pair, best first: duplicates to merge
     summary: dict = field(default_factory=dict)
     run_id: int | None = None
+    families: list = field(default_factory=list)   # duplicates.Family: skills from one template
 
 
 def compute(store: Store, *, now: datetime | None = None, index=None, progress: Progress | None = None,
-            cancelled: Callable[[], bool] | None = None, parallel: bool = False) -> tuple[list[SkillHealth], list]:
-    """Every skill's scores (freshness brought up to ``now`` in the store first) and the
-    near-duplicate pairs. Raises InterruptedError when ``cancelled``. ``parallel``: vectors may
-    be computed in worker processes (see SimilarityIndex.refresh)."""
-    from skill_studio.core.health.similarity import SimilarityIndex
+            cancelled: Callable[[], bool] | None = None,
+            parallel: bool = False) -> tuple[list[SkillHealth], list, list]:
+    """Every skill's scores (freshness brought up to ``now`` in the store first), the
+    near-duplicate pairs a maintainer would merge and the template families (see
+    core.health.duplicates). Raises InterruptedError when ``cancelled``. ``parallel``: vectors
+    may be computed in worker processes (see SimilarityIndex.refresh)."""
+    from skill_studio.core.health import duplicates
+    from skill_studio.core.health.similarity import Pair, SimilarityIndex
 
     cfg = settings(store)
     cancelled = cancelled or (lambda: False)
@@ -108,19 +142,22 @@ def compute(store: Store, *, now: datetime | None = None, index=None, progress: 
                   parallel=parallel)
     if cancelled():
         raise InterruptedError("health check cancelled")
-    pairs, best = index.scan(cfg["health.duplicate"],  # the pairs and each skill's best match, one pass
-                             progress=(lambda d, t: progress("pairs", d, t)) if progress else None,
-                             cancelled=cancelled)
+    floor = min(duplicates.CANDIDATE_FLOOR, cfg["health.duplicate"])
+    candidates, best = index.scan(floor,  # the candidate pairs and each skill's best match, one pass
+                                  progress=(lambda d, t: progress("pairs", d, t)) if progress else None,
+                                  cancelled=cancelled)
     if cancelled():
         raise InterruptedError("health check cancelled")
+    verdicts = duplicates.judge(store, candidates, threshold=cfg["health.duplicate"])
+    pairs = [Pair(d.a, d.b, d.similarity, d.reason) for d in verdicts.duplicates]
     out = []
     for name, origin, lifecycle, tier, pinned, uses, utility, success, freshness in store.health_rows():
         red = redundancy(best.get(name, 0.0), cfg["health.redundancy_floor"])
         risk = 1.0 - success
         h = health_score(utility, red, freshness, risk, cfg)
         out.append(SkillHealth(name, Origin(origin), Lifecycle(lifecycle), TrustTier(tier), bool(pinned), uses,
-                               utility, red, freshness, risk, round(h, 6)))
-    return out, pairs
+                               utility, red, freshness, risk, round(h, 6), is_failing(uses, success, cfg)))
+    return out, pairs, verdicts.families
 
 
 def _movable(s: SkillHealth, action: str, cfg: dict) -> tuple[bool, str]:
@@ -135,28 +172,32 @@ def _movable(s: SkillHealth, action: str, cfg: dict) -> tuple[bool, str]:
     return True, ""
 
 
-def plan(store: Store, skills: list[SkillHealth], pairs: Iterable = ()) -> list[PlannedAction]:
-    """The actions of SPEC §5 for these scores, each with its rule and reason (nothing is written)."""
+def plan(store: Store, skills: list[SkillHealth], pairs: Iterable = (), *, now: datetime | None = None,
+         families: Iterable = ()) -> list[PlannedAction]:
+    """The actions of SPEC §5 for these scores, each with its rule and reason (nothing is written):
+    failing, low health, stale, a sustained drop over earlier runs, near-duplicate pairs (to
+    review) and template families (reported once)."""
     cfg = settings(store)
-    history = store.recent_health(int(cfg["health.sustained_runs"]) - 1)
+    now = now or scores.utcnow()
+    trails = _trails(store, skills, now, cfg)
     actions: list[PlannedAction] = []
     for s in skills:
         if s.lifecycle in SHELVED_STATES:
             continue
         found = None
-        if s.freshness < cfg["health.stale_freshness"] and s.uses < cfg["health.stale_max_uses"]:
+        fallback = "degrade" if s.lifecycle in MOVES["degrade"] else "deprecate"
+        if s.failing:
+            found = (fallback, "failing", f"success rate {1 - s.failure_risk:.2f} < {cfg['health.failing_rate']} "
+                                          f"after {s.uses} uses")
+        elif s.health < cfg["health.low"] and s.uses >= cfg["health.low_min_uses"]:
+            found = (fallback, "low-health", f"health {s.health:.2f} < {cfg['health.low']} after {s.uses} uses")
+        elif s.freshness < cfg["health.stale_freshness"] and s.uses < cfg["health.stale_max_uses"]:
             found = ("deprecate", "stale", f"freshness {s.freshness:.2f} < {cfg['health.stale_freshness']} "
                                            f"with {s.uses} use(s) (< {int(cfg['health.stale_max_uses'])})")
-        elif s.health < cfg["health.low"] and s.uses >= cfg["health.low_min_uses"]:
-            act = "degrade" if s.lifecycle in MOVES["degrade"] else "deprecate"
-            found = (act, "low-health", f"health {s.health:.2f} < {cfg['health.low']} after {s.uses} uses")
-        else:
-            past = history.get(s.name, [])
-            needed = int(cfg["health.sustained_runs"]) - 1
-            if s.lifecycle in MOVES["degrade"] and len(past) >= needed \
-                    and s.health < cfg["health.sustained"] and all(h < cfg["health.sustained"] for h in past[:needed]):
-                found = ("degrade", "sustained-drop", f"health below {cfg['health.sustained']} in each of the last "
-                                                      f"{needed + 1} runs ({s.health:.2f} now)")
+        elif s.name in trails and s.lifecycle in MOVES["degrade"]:
+            reason = sustained_drop(trails[s.name], (now, s.health, s.uses), cfg)
+            if reason:
+                found = ("degrade", "sustained-drop", reason)
         if found:
             action, rule, reason = found
             ok, why = _movable(s, action, cfg)
@@ -167,14 +208,68 @@ def plan(store: Store, skills: list[SkillHealth], pairs: Iterable = ()) -> list[
         if a is None or b is None:
             continue
         keep, other = sorted((a, b), key=lambda s: (-int(s.trust_tier), -s.utility, s.name))
-        actions.append(PlannedAction(other.name, "review", "near-duplicate",
-                                     f"{p.similarity:.2f} similar to {keep.name}; suggested: merge into {keep.name}",
-                                     applies=False, target=keep.name, similarity=p.similarity))
+        why = f" ({p.reason})" if getattr(p, "reason", "") else ""
+        reason = f"{p.similarity:.2f} similar to {keep.name}{why}; suggested: merge into {keep.name}"
+        actions.append(PlannedAction(other.name, "review", "near-duplicate", reason, applies=False,
+                                     target=keep.name, similarity=p.similarity))
+    for f in families:
+        actions.append(PlannedAction(f.members[0], "review", "template-family", f.reason, applies=False,
+                                     similarity=f.similarity, members=list(f.members)))
     return actions
 
 
+Run = tuple[datetime, float, "int | None"]   # (when, health, uses then)
+
+
+def _trails(store: Store, skills: list[SkillHealth], now: datetime, cfg: dict) -> dict[str, list[Run]]:
+    """The earlier runs of the skills a drop could concern (below the line now, used, movable
+    by a degrade), oldest first."""
+    names = [s.name for s in skills if s.health < cfg["health.sustained"] and s.uses > 0
+             and s.lifecycle in MOVES["degrade"]]
+    if not names:
+        return {}
+    window = timedelta(days=max(90.0, 4 * float(cfg["health.sustained_days"])))
+    out = {}
+    for name, rows in store.health_trail(names, scores.format_time(now - window)).items():
+        runs = [(t, h, u) for at, h, u in rows if (t := scores.parse_time(at)) is not None and t <= now]
+        if runs:
+            out[name] = runs
+    return out
+
+
+def sustained_drop(earlier: list[Run], current: Run, cfg: dict) -> str | None:
+    """The reason a skill's health dropped for good (SPEC §5), or None. The drop is the latest
+    unbroken streak of runs below ``health.sustained``, this one included; of it, runs count from
+    the oldest on, each ``health.sustained_gap_hours`` after the last one counted (runs closer
+    together are no new evidence). It takes ``health.sustained_runs`` counted runs spanning
+    ``health.sustained_days`` with a use recorded between the first and the last: a skill that
+    nobody used meanwhile has not dropped, however often it is checked."""
+    line = cfg["health.sustained"]
+    streak: list[Run] = []
+    for run in reversed([*earlier, current]):
+        if run[1] >= line:
+            break
+        streak.append(run)
+    streak.reverse()
+    gap = timedelta(hours=float(cfg["health.sustained_gap_hours"]))
+    counted: list[Run] = []
+    for run in streak:
+        if not counted or run[0] - counted[-1][0] >= gap:
+            counted.append(run)
+    if len(counted) < int(cfg["health.sustained_runs"]):
+        return None
+    first, last = counted[0], counted[-1]
+    days = (last[0] - first[0]).total_seconds() / 86400
+    if days < float(cfg["health.sustained_days"]):
+        return None
+    if first[2] is None or last[2] is None or last[2] <= first[2]:
+        return None
+    return (f"health below {line} in {len(counted)} runs over {days:.0f} days ({current[1]:.2f} now), "
+            f"with {last[2] - first[2]} use(s) in between")
+
+
 def summarize(skills: list[SkillHealth], actions: list[PlannedAction]) -> dict:
-    bands = {name: 0 for name, _ in BANDS}
+    bands = dict.fromkeys(BAND_NAMES, 0)
     for s in skills:
         bands[s.band] += 1
     planned: dict[str, int] = {}
@@ -188,12 +283,12 @@ def run(store: Store, *, now: datetime | None = None, progress: Progress | None 
         cancelled: Callable[[], bool] | None = None, keep: bool = True, author: str | None = None,
         parallel: bool = False) -> HealthRun:
     """Compute scores, near-duplicates and the plan; keep the run with every skill's scores."""
-    skills, pairs = compute(store, now=now, progress=progress, cancelled=cancelled, parallel=parallel)
-    actions = plan(store, skills, pairs)
+    skills, pairs, families = compute(store, now=now, progress=progress, cancelled=cancelled, parallel=parallel)
+    actions = plan(store, skills, pairs, now=now, families=families)
     summary = summarize(skills, actions)
-    result = HealthRun(skills, actions, pairs, summary)
+    result = HealthRun(skills, actions, pairs, summary, families=families)
     if keep:
-        rows = [(s.name, s.utility, s.redundancy, s.freshness, s.failure_risk, s.health) for s in skills]
+        rows = [(s.name, s.utility, s.redundancy, s.freshness, s.failure_risk, s.health, s.uses) for s in skills]
         result.run_id = store.save_health_run(settings(store), summary, rows, actor=author,
                                               at=scores.format_time(now or scores.utcnow()))
     return result

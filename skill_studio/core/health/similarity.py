@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import os
 import pickle
+import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -29,6 +30,20 @@ import numpy as np
 
 from skill_studio.core.health.embedding import MAX_CONTENT, Embedder, HashedTfidfEmbedder, skill_text
 
+#: What a similarity means to a reviewer, from the top: (words, the lowest similarity of each).
+#: Below the last: unrelated, not shown as a neighbour.
+SIMILARITY_BANDS = (("same skill", 0.9), ("near copy", 0.75), ("related", 0.45))
+UNRELATED = "unrelated"
+#: The lowest similarity worth showing as a neighbour.
+NEIGHBOUR_FLOOR = SIMILARITY_BANDS[-1][1]
+#: Bands close enough that a diff (and a merge) is worth offering.
+COPY_BANDS = frozenset({"same skill", "near copy"})
+
+
+def similarity_band(similarity: float) -> str:
+    """The words for a similarity (see SIMILARITY_BANDS)."""
+    return next((name for name, low in SIMILARITY_BANDS if similarity >= low), UNRELATED)
+
 
 @dataclass(frozen=True)
 class Pair:
@@ -37,6 +52,7 @@ class Pair:
     a: str
     b: str
     similarity: float
+    reason: str = ""       # why it is a duplicate (core.health.duplicates), when that was judged
 
 
 Progress = Callable[[int, int], Any]
@@ -119,9 +135,17 @@ class SimilarityIndex:
 
     def matrix(self, *, include_archived: bool = False) -> tuple[list[str], np.ndarray]:
         """(names, vectors ready for dot products): the stored vectors (refresh first) with a
-        share of the library's common direction taken out, rows re-normalised."""
+        share of the library's common direction taken out, rows re-normalised. Kept per store
+        while it stays the same (do not change the matrix returned)."""
+        key = (self.store.match_state(), self.embedder.model, include_archived)
+        kept = _MATRICES.get(self.store)
+        if kept is not None and key[0] is not None and kept[0] == key:
+            return kept[1], kept[2]
         names, m = self.store.load_vectors(self.embedder.model, include_archived=include_archived)
-        return names, _centred(m)
+        m = _centred(m)
+        if key[0] is not None:
+            _MATRICES[self.store] = (key, names, m)
+        return names, m
 
     # --- comparisons --------------------------------------------------------
 
@@ -208,6 +232,7 @@ class SimilarityIndex:
         return [(names[i], float(sims[i])) for i in top]
 
 
+_MATRICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # store -> (key, names, matrix)
 _worker_embedder: Embedder | None = None
 MAX_WORKERS = 4
 _WORKER_FAILURES = (BrokenProcessPool, OSError, pickle.PicklingError)
@@ -281,4 +306,5 @@ def _centred(m: np.ndarray, prior: float = 50.0) -> np.ndarray:
     return m
 
 
-__all__ = ["Embedder", "HashedTfidfEmbedder", "Pair", "SimilarityIndex", "skill_text"]
+__all__ = ["COPY_BANDS", "Embedder", "HashedTfidfEmbedder", "NEIGHBOUR_FLOOR", "Pair", "SIMILARITY_BANDS",
+           "SimilarityIndex", "similarity_band", "skill_text"]

@@ -26,6 +26,7 @@ def absorb(store: Store, names: list[str], *, threshold: float | None = None,
     """Merge each of the newly imported ``names`` whose nearest library skill (not one of the
     new ones, not archived) is at least ``threshold`` similar into that skill, then remove it.
     Returns what was absorbed and one change that undoes all of it."""
+    from skill_studio.core.health.duplicates import different_subjects
     from skill_studio.core.health.similarity import SimilarityIndex
 
     threshold = float(store.setting(SETTING, DEFAULT_THRESHOLD) if threshold is None else threshold)
@@ -40,7 +41,8 @@ def absorb(store: Store, names: list[str], *, threshold: float | None = None,
         candidates = [(other, sim) for other, sim in index.similar_to(name, k=len(new) + 5)
                       if other not in new and sim >= threshold]
         target = next((other for other, _sim in candidates if other in store
-                       and store.get(other, with_files=False).lifecycle not in UNSEARCHED_STATES), None)
+                       and store.get(other, with_files=False).lifecycle not in UNSEARCHED_STATES
+                       and not different_subjects(store, name, other)), None)
         if target is None:
             continue
         similarity = next(sim for other, sim in candidates if other == target)

@@ -11,6 +11,7 @@ from typing import Any
 
 from skill_studio.core.bus.model import Binding, BindingError, Condition, check
 from skill_studio.core.health import scores
+from skill_studio.core.model import GateCard
 from skill_studio.core.store.connection import inserted_id
 from skill_studio.core.store.errors import NotFound, StoreError
 from skill_studio.core.store.event_log import EventLog, unpack_fires
@@ -176,11 +177,16 @@ class Bindings(EventLog):
             if not nested:
                 self._bus_log_writes += 1
 
-    def gate_cards(self, names: Iterable[str]) -> dict[str, tuple[str, int, str, float]]:
-        """{name: (lifecycle, trust_tier, origin, success_rate)} of the named skills in the store."""
-        return {r[0]: (r[1], r[2], r[3], r[4]) for r in self._rows_of(
-            "SELECT name, lifecycle, trust_tier, origin, success_rate FROM skill_cards "
-            "WHERE name IN (SELECT value FROM json_each(?))", (to_json(sorted(set(names))),))}
+    def gate_cards(self, names: Iterable[str] | None = None) -> dict[str, GateCard]:
+        """{name: GateCard} of the named skills in the store (all of them when ``names`` is None):
+        the card columns the gate reads, and the redundancy of the latest health run."""
+        where, params = ("", ()) if names is None else \
+            ("WHERE c.name IN (SELECT value FROM json_each(?))", (to_json(sorted(set(names))),))
+        return {r[0]: GateCard(*r[1:]) for r in self._rows_of(
+            "SELECT c.name, c.lifecycle, c.trust_tier, c.origin, c.success_rate, c.use_count, c.utility_score, "
+            "c.last_used_at, c.created_at, coalesce(h.redundancy, 0.0) FROM skill_cards c "
+            "LEFT JOIN health_scores h ON h.skill = c.name AND h.run = (SELECT max(id) FROM health_runs) "
+            f"{where} ORDER BY c.name", params)}
 
     def skill_location(self, name: str) -> tuple[int, int, str] | None:
         """(version, characters of content, location) of a skill, or None: the location is its

@@ -111,15 +111,15 @@ class History(Connection):
     def save_health_run(self, settings: dict, summary: dict, rows: list[tuple], *,
                         actor: str | None = None, at: str | None = None) -> int:
         """Keep one health run: its settings, summary, and each skill's (name, utility, redundancy,
-        freshness, failure_risk, health). Returns the run's id."""
+        freshness, failure_risk, health[, uses]). Returns the run's id."""
         with self.transaction():
             cur = self._conn.execute(
                 "INSERT INTO health_runs (at, actor, settings, summary) VALUES (?, ?, ?, ?)",
                 (at or scores.format_time(scores.utcnow()), actor or self.actor, to_json(settings), to_json(summary)))
             run = inserted_id(cur)
             self._conn.executemany(
-                "INSERT INTO health_scores (run, skill, utility, redundancy, freshness, failure_risk, health) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", [(run, *row) for row in rows])
+                "INSERT INTO health_scores (run, skill, utility, redundancy, freshness, failure_risk, health, uses) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(run, *row[:7], *([None] * (7 - len(row)))) for row in rows])
             return run
 
     def health_runs(self, limit: int = 50) -> list[tuple[int, str, str, dict]]:
@@ -140,6 +140,17 @@ class History(Connection):
                 "SELECT skill, health FROM health_scores WHERE run IN "
                 "(SELECT id FROM health_runs ORDER BY id DESC LIMIT ?) ORDER BY run DESC", (int(runs),)):
             out.setdefault(skill, []).append(health)
+        return out
+
+    def health_trail(self, names: list[str], since: str) -> dict[str, list[tuple[str, float, int | None]]]:
+        """(at, health, uses) of the named skills in every run from ``since`` (an ISO time) on,
+        oldest first; ``uses`` is None for runs kept before use counts were."""
+        out: dict[str, list[tuple[str, float, int | None]]] = {}
+        for skill, at, health, uses in self._query(
+                "SELECT s.skill, r.at, s.health, s.uses FROM health_scores s JOIN health_runs r ON r.id = s.run "
+                "WHERE s.skill IN (SELECT value FROM json_each(?)) AND r.at >= ? ORDER BY s.skill, s.run",
+                (to_json(sorted(set(names))), since)):
+            out.setdefault(skill, []).append((at, health, uses))
         return out
 
     def save_draft(self, key: str, skill_md: str, base_version: int | None) -> None:

@@ -18,7 +18,6 @@ from skill_studio.core.store.rows import (
     SORT_COLUMNS,
     Filters,
     fts_query,
-    searched,
     skill_from_row,
 )
 
@@ -279,16 +278,6 @@ class Queries(Connection):
         return dict(self._rows_of("SELECT term, doc FROM temp.skills_vocab WHERE term IN "
                                   "(SELECT value FROM json_each(?))", (json.dumps(terms),)))
 
-    def ranked_matches(self, words: builtins.list[str], *, exclude: str,
-                       limit: int) -> builtins.list[tuple[str, float, str, str]]:
-        """(name, bm25 rank, lifecycle, description) of the searched skills (not archived) matching any of
-        ``words``, best first (ranks are negative: lower is better)."""
-        query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-        return [tuple(r) for r in self._rows_of(
-            "SELECT c.name, f.rank, c.lifecycle, c.description FROM (SELECT rowid, rank FROM skills_fts "
-            "WHERE skills_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid "
-            f"WHERE c.name != ? AND {searched('c.lifecycle')} ORDER BY f.rank", (query, limit, exclude))]
-
     def match_cards(self) -> builtins.list[tuple]:
         """(name, description, trigger_pattern, lifecycle, trust_tier, origin, success_rate,
         utility_score, last_used_at, created_at, content_hash) of every skill, by name: what
@@ -302,11 +291,14 @@ class Queries(Connection):
                                   "(SELECT value FROM json_each(?))", (json.dumps(sources),)))
 
     def text_matches(self, words: builtins.list[str], limit: int) -> builtins.list[tuple[str, float]]:
-        """(name, bm25 rank) of the skills whose indexed text holds any of ``words``, best first
-        (ranks are negative: lower is better)."""
+        """(name, bm25 rank) of the skills whose indexed text holds any of ``words`` (a word ending
+        in ``*`` is a prefix), best first (ranks are negative: lower is better)."""
         if not words:
             return []
-        query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        query = " OR ".join('"' + w.rstrip("*").replace('"', '""') + '"' + ("*" if w.endswith("*") else "")
+                            for w in words if w.rstrip("*"))
+        if not query:
+            return []
         return [tuple(r) for r in self._rows_of(
             "SELECT c.name, f.rank FROM (SELECT rowid, rank FROM skills_fts WHERE skills_fts MATCH ? ORDER BY rank "
             "LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid ORDER BY f.rank", (query, int(limit)))]

@@ -329,8 +329,16 @@ CREATE TABLE IF NOT EXISTS bus_events (
 );
 """
 
+#: Version 5: each health run keeps every skill's use count, so a drop over runs can be told from
+#: runs with no use in between (SPEC §5). Runs kept before have none (NULL: not known).
+def _v5(conn: sqlite3.Connection) -> None:
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(health_scores)")}
+    if "uses" not in columns:
+        conn.execute("ALTER TABLE health_scores ADD COLUMN uses INTEGER")
+
+
 #: MIGRATIONS[i] takes a store from user_version i to i + 1.
-MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3), _script(_V4)]
+MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3), _script(_V4), _v5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -70,13 +70,12 @@ class AgentsFeature(Feature):
 
     def copy_prompt(self) -> str:
         """Copy the prompt block of the browser's selection, or of the gated set; returns it."""
-        from skill_studio.core.agents import matching
-        from skill_studio.core.agents.prompt import prompt_for
+        from skill_studio.core.agents.prompt import gated_prompt, prompt_for
 
         w = self.shell
         names = w.selected_names()
         what = f"{len(names)} selected skill(s)" if names else "the skills agents may see"
-        block, left_out = prompt_for(w.store, names or matching.gated(w.store))
+        block, left_out = prompt_for(w.store, names) if names else gated_prompt(w.store)
         self.copy_text(block)
         extra = f"; left out, no SKILL.md on disk: {', '.join(left_out)}" if left_out else ""
         w.show_status(f"Copied the prompt block of {what}{extra}", 8000)
