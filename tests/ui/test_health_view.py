@@ -15,6 +15,7 @@ from skill_studio.core.health.checks import HealthRun, PlannedAction, SkillHealt
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
 from skill_studio.ui import theme
 from skill_studio.ui.health.health_models import (
+    BAND_COLUMN,
     HEALTH_COLUMN,
     NAME_ROLE,
     VALUE_ROLE,
@@ -23,7 +24,8 @@ from skill_studio.ui.health.health_models import (
     PlanModel,
     SkillHealthModel,
 )
-from skill_studio.ui.health.health_parts import EMPTY_TREND, NO_SKILL
+from skill_studio.ui.health.health_pairs import pair_roles
+from skill_studio.ui.health.health_parts import BAND_COLOURS, EMPTY_TREND, NO_SKILL, score_band
 from skill_studio.ui.health.health_view import HealthView
 
 CSV_BODY = ("# CSV cleaner\n\nRead the CSV file, trim every cell, drop empty rows, normalise the dates "
@@ -63,8 +65,9 @@ def run_check(qtbot, view) -> HealthRun:
     return blocker.args[0]
 
 
-def sk(name, h, *, origin=Origin.LLM, lifecycle=Lifecycle.CANDIDATE, uses=1):
-    return SkillHealth(name, origin, lifecycle, TrustTier.PROVISIONAL, False, uses, h, 0.1, h, 1 - h, h)
+def sk(name, h, *, origin=Origin.LLM, lifecycle=Lifecycle.CANDIDATE, uses=1, failing=False, risk=None):
+    return SkillHealth(name, origin, lifecycle, TrustTier.PROVISIONAL, False, uses, h, 0.1, h,
+                       1 - h if risk is None else risk, h, failing)
 
 
 def hand_run() -> HealthRun:
@@ -106,9 +109,11 @@ def test_a_real_run_fills_summary_table_plan_and_pairs(qtbot, view, health_store
     assert "deprecate 2" in view.summary.actions_label.text()
     names = {view.proxy.index(r, 0).data() for r in range(view.proxy.rowCount())}
     assert names == {s.name for s in result.skills} and len(names) == 15
-    assert view.plan_model.rowCount() == len(result.actions) == 4
+    assert view.plan_model.rowCount() == len(result.actions)
+    assert {a.skill for a in result.actions if a.rule == "stale"} == {"old-llm-notes", "old-llm-slides",
+                                                                      "old-human-guide"}
     assert view.pair_model.pairs()[0][:2] == ("csv-tidy", "csv-cleaner")
-    assert view.tabs.tabText(1) == "Near-duplicates (1)"
+    assert view.tabs.tabText(1) == f"Near-duplicates ({len(result.pairs)})"
 
     view.table.sortByColumn(HEALTH_COLUMN, Qt.DescendingOrder)
     shown = [view.proxy.index(r, HEALTH_COLUMN).data(VALUE_ROLE) for r in range(view.proxy.rowCount())]
@@ -234,14 +239,18 @@ def test_a_pair_shows_both_files_and_merge_names_source_and_target(qtbot, view, 
 
 def test_not_duplicates_dismisses_the_pair_for_good(qtbot, view, health_store):
     run_check(qtbot, view)
+    before = view.pair_model.rowCount()
     view.select_pair(0)
     qtbot.mouseClick(view.dismiss_button, Qt.LeftButton)
     assert health_store.dismissed_pairs() == {("csv-cleaner", "csv-tidy")}
-    assert view.pair_model.rowCount() == 0 and view.tabs.tabText(1) == "Near-duplicates"
+    assert view.pair_model.rowCount() == before - 1
+    assert view.tabs.tabText(1) == (f"Near-duplicates ({before - 1})" if before > 1 else "Near-duplicates")
     assert "csv-tidy" not in {a.skill for a in view.plan_model.actions()}
-    assert not view.dismiss_button.isEnabled()
+    assert ("csv-tidy", "csv-cleaner") not in [p[:2] for p in view.pair_model.pairs()]
+    assert view.dismiss_button.isEnabled() == (before > 1)
     result = run_check(qtbot, view)
-    assert result.pairs == [] and view.pair_model.rowCount() == 0
+    assert {"csv-cleaner", "csv-tidy"} not in [{p.a, p.b} for p in result.pairs]
+    assert view.pair_model.rowCount() == before - 1
 
 
 def test_trend_has_a_point_per_run(qtbot, view):
@@ -280,6 +289,80 @@ def test_thresholds_page_saves_and_restores_defaults(qtbot, view, health_store):
     assert (cfg["health.duplicate"], cfg["health.stale_max_uses"], cfg["health.only_llm"]) == (0.9, 7, False)
     qtbot.mouseClick(page.restore_button, Qt.LeftButton)
     assert page.values() == health.DEFAULTS and health.settings(health_store) == health.DEFAULTS
+
+
+def failing_run() -> HealthRun:
+    """A skill that fails most of its uses with a middling health, one never used with a low one,
+    and a template family of three reported once."""
+    skills = [sk("alpha", 0.9), sk("broken", 0.5, uses=12, failing=True, risk=0.85), sk("unused", 0.35, uses=0),
+              sk("form-a", 0.6), sk("form-b", 0.61), sk("form-c", 0.62)]
+    family = PlannedAction("form-a", "review", "template-family",
+                           "3 skills share one template; they differ in the product name", applies=True,
+                           members=["form-a", "form-b", "form-c"])
+    actions = [PlannedAction("broken", "deprecate", "failing", "success rate 0.15 < 0.3 after 12 uses"), family]
+    return HealthRun(skills, actions, [], health.summarize(skills, actions))
+
+
+def test_failing_skills_have_their_band_filter_summary_and_stand_lowest(qtbot, view):
+    run = failing_run()
+    broken = next(s for s in run.skills if s.name == "broken")
+    assert broken.band == "failing" and run.summary["bands"]["failing"] == 1
+    view.show_result(run)
+    assert view.summary.counts["failing"] == 1
+    label = view.summary.band_labels["failing"].text()
+    assert "failing" in label and ">1</b>" in label and BAND_COLOURS["failing"] in label
+    view.band_combo.setCurrentIndex(view.band_combo.findData("failing"))
+    assert [view.proxy.index(r, 0).data() for r in range(view.proxy.rowCount())] == ["broken"]
+    assert view.shown_label.text() == "1 of 6 skills"
+    view.band_combo.setCurrentIndex(0)
+    view.table.sortByColumn(HEALTH_COLUMN, Qt.AscendingOrder)
+    order = [view.proxy.index(r, 0).data() for r in range(view.proxy.rowCount())]
+    assert order[:2] == ["broken", "unused"]     # failing below the never-used skill of lower health
+    assert order == [s.name for s in sorted(run.skills, key=lambda s: s.standing)]
+    view.table.sortByColumn(HEALTH_COLUMN, Qt.DescendingOrder)
+    assert view.proxy.index(view.proxy.rowCount() - 1, 0).data() == "broken"
+    view.table.sortByColumn(BAND_COLUMN, Qt.AscendingOrder)
+    assert view.proxy.index(0, 0).data() == "broken"
+    view.table.sortByColumn(HEALTH_COLUMN, Qt.AscendingOrder)
+    band_cell = view.proxy.index(0, BAND_COLUMN)
+    assert band_cell.data() == "failing" and band_cell.data(Qt.ToolTipRole) == f"failing: {broken.why}"
+    assert "success rate 0.15" in band_cell.data(Qt.ToolTipRole)
+    unused = view.proxy.index(1, BAND_COLUMN)
+    assert unused.data(Qt.ToolTipRole) == f"{unused.data()}: {run.skills[2].why}"
+
+
+def test_a_template_family_is_one_row_reported_never_applied_nor_paired(qtbot, view):
+    run = failing_run()
+    view.show_result(run)
+    row = plan_row(view, "form-a")
+    model = view.plan_model
+    assert model.index(row, 0).data() == "form-a + 2 more (3 skills)"
+    assert model.index(row, 3).data() == "3 skills share one template; they differ in the product name"
+    assert model.index(row, 1).data() == "review (reported)"
+    tip = model.index(row, 0).data(Qt.ToolTipRole)
+    assert tip.startswith("3 skills share one template") and all(f"• {m}" in tip for m in ("form-a", "form-b",
+                                                                                           "form-c"))
+    assert not model.checkable(row) and not model.set_checked(row, True)
+    assert not model.index(row, 0).flags() & Qt.ItemIsUserCheckable
+    assert [a.skill for a in model.checked_actions()] == ["broken"] and "form-a" not in model.excluded_skills()
+    assert not any(a.applies for a in model.actions() if a.rule == "template-family")
+    assert pair_roles(run) == [] and view.pair_model.rowCount() == 0
+    calls = []
+    view.confirm = lambda text: True
+    view.do_apply = lambda actions, exclude: calls.append(actions) or (None, [])
+    assert view.apply_plan()
+    assert all(not a.applies for a in calls[0] if a.rule == "template-family")
+    model.mark_applied({"form-a", "broken"})
+    assert "(applied)" not in model.index(row, 1).data()
+
+
+def test_the_trend_colours_a_point_by_its_score_band(qtbot, view):
+    assert [score_band(h) for h in (0.95, 0.6, 0.35, 0.1, 0.0, -0.2)] == ["healthy", "fair", "poor", "critical",
+                                                                          "critical", "critical"]
+    view.show_result(failing_run())
+    view.trend.set_history("broken", [(1, "2025-01-01T00:00:00Z", 0.5), (2, "2025-01-09T00:00:00Z", -0.1)])
+    view.trend.resize(320, 200)
+    assert not view.trend.grab().isNull() and len(view.trend.points()) == 2
 
 
 def _shoot(qtbot, view, name):

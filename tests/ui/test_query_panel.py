@@ -9,6 +9,7 @@ from conftest import SCREENSHOTS, shown_window
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
+from skill_studio.core.agents import matching
 from skill_studio.core.agents.prompt import available_skills_block, skill_md_location
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.agents.query_panel import COLUMNS, QueryPanel
@@ -36,29 +37,85 @@ def column(table, name):
 
 
 def test_typing_a_query_ranks_skills_with_their_breakdown(panel, qtbot):
+    assert panel.strategy.currentData() == matching.DEFAULT_STRATEGY == "fused"
     qtbot.keyClicks(panel.query, "extract text from a pdf")
     qtbot.waitUntil(lambda: panel.matches.rowCount() > 0, timeout=3000)
     assert column(panel.matches, "Skill")[0] == "pdf-extract"
     assert column(panel.matches, "#")[0] == "1"
-    sim, util, fresh, score = (float(column(panel.matches, k)[0]) for k in ("Similarity", "Utility", "Freshness",
-                                                                             "Score"))
-    assert score == pytest.approx(sim * util * fresh, abs=2e-3)
-    assert "may see" in panel.status.text() and panel.result.strategy == "vectors"
+    relevance, prior, score = (float(column(panel.matches, k)[0]) for k in ("Relevance", "Prior", "Score"))
+    assert score == pytest.approx(relevance * prior, abs=2e-3)
+    assert 0.8 <= prior <= 1.0
+    assert "may see" in panel.status.text() and panel.result.strategy == "fused"
+    assert "ranked by fused relevance" in panel.status.text()
     panel.grab().save(str(SCREENSHOTS / "query-panel.png"))
 
 
+def test_the_breakdown_columns_show_lexical_rank_relevance_and_prior(panel, seeded_store):
+    panel.set_query("extract text from a pdf")
+    result = matching.match(seeded_store, "extract text from a pdf", 25, "fused")
+    assert [m.name for m in panel.result.matches] == [m.name for m in result.matches]
+    shown = panel.result.matches
+    for row, m in enumerate(shown):
+        cells = {name: panel.matches.item(row, COLUMNS.index(name)) for name in COLUMNS}
+        assert cells["Skill"].text() == m.name
+        assert cells["Found by"].text() == m.found_by
+        assert cells["Words rank"].text() == (str(m.lexical_rank) if m.lexical_rank is not None else "–")
+        assert float(cells["Relevance"].text()) == pytest.approx(m.relevance, abs=5e-4)
+        assert float(cells["Prior"].text()) == pytest.approx(m.prior, abs=5e-4)
+        assert f"{m.relevance:.6f}" in cells["Relevance"].toolTip()
+        prior_tip = cells["Prior"].toolTip()
+        assert "0.8 + 0.2 × utility × freshness" in prior_tip
+        assert f"{m.utility:.3f}" in prior_tip and f"{m.freshness:.3f}" in prior_tip
+        assert f"{m.prior:.6f}" in prior_tip
+        if m.lexical_rank is not None:
+            assert f"place {m.lexical_rank} in the full-text ranking" in cells["Words rank"].toolTip()
+    top = shown[0]
+    assert top.lexical_rank == 1 and "words" in top.found_by
+
+
 def test_the_strategy_switch_and_the_excluded_skills(panel, qtbot, seeded_store):
+    labels = {panel.strategy.itemData(i): panel.strategy.itemText(i) for i in range(panel.strategy.count())}
+    assert list(labels) == list(matching.STRATEGIES)
+    tips = {panel.strategy.itemData(i): panel.strategy.itemData(i, Qt.ToolTipRole)
+            for i in range(panel.strategy.count())}
+    assert tips["fused"] == "Relevance first: words and vectors fused, use as a bounded prior"
+    assert tips["product"] == "Seed product: similarity × utility × freshness"
     panel.set_query("write python tests with pytest", "keywords")
-    assert panel.result.strategy == "keywords" and "found by keywords" in panel.status.text()
+    assert panel.result.strategy == "keywords" and "ranked by words" in panel.status.text()
+    assert all(t != "–" for t in column(panel.matches, "Words rank"))
     excluded = dict(zip(column(panel.excluded, "Skill"), column(panel.excluded, "Why agents do not see it")))
     assert excluded["python-test-writer"] == "lifecycle is candidate (not exposed)"
     assert panel.excluded_label.text().startswith("Kept out by the gate: ")
     panel.strategy.setCurrentIndex(panel.strategy.findData("vectors"))
-    assert panel.result.strategy == "vectors"
-    assert all(float(s) > 0.3 for s in column(panel.matches, "Similarity"))
+    assert panel.result.strategy == "vectors" and "ranked by vectors" in panel.status.text()
+    assert all(float(s) > matching.MIN_SIMILARITY for s in column(panel.matches, "Similarity"))
+    assert set(column(panel.matches, "Words rank")) <= {"–"}
+    assert panel.strategy.toolTip() == tips["vectors"]
+    panel.set_query("extract text from a pdf", "product")
+    assert panel.result.strategy == "product" and "seed product" in panel.status.text()
+    top = panel.result.matches[0]
+    score = float(column(panel.matches, "Score")[0])
+    assert score == pytest.approx(top.similarity * top.utility * top.freshness, abs=2e-3)
+    assert "similarity × utility × freshness" in panel.matches.item(0, COLUMNS.index("Score")).toolTip()
+    panel.set_query("write python tests with pytest", "auto")   # the old name of the default
+    assert panel.result.strategy == "fused" and panel.strategy.currentData() == "fused"
     panel.query.clear()
     panel.run()
     assert panel.matches.rowCount() == 0 and panel.excluded.rowCount() == 0
+
+
+def test_the_columns_fit_at_1024_wide(panel, qtbot):
+    panel.resize(1024, 640)
+    panel.set_query("extract text from a pdf")
+    QApplication.processEvents()   # the layout follows the new width
+    assert panel.width() == 1024 and panel.matches.rowCount() > 0
+    for table in (panel.matches, panel.excluded):
+        header = table.horizontalHeader()
+        metrics = header.fontMetrics()
+        for c in range(table.columnCount()):
+            text = table.horizontalHeaderItem(c).text()
+            assert header.sectionSize(c) >= metrics.horizontalAdvance(text) + 8, text
+        assert header.length() <= table.viewport().width() + 1
 
 
 def test_copy_prompt_block_of_the_gated_set(panel, seeded_store):

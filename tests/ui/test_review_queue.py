@@ -16,7 +16,15 @@ from skill_studio.core.review.lifecycle import move
 from skill_studio.ui import theme
 from skill_studio.ui.designer.diff_rows import FILLER, split_lines
 from skill_studio.ui.library.models import SKILL_ROLE
-from skill_studio.ui.review.queue_detail import clipped, validation_html
+from skill_studio.ui.review.queue_detail import (
+    BAND_MEANINGS,
+    FINDING,
+    NO_NEIGHBOUR,
+    clipped,
+    neighbour_text,
+    only_related,
+    validation_html,
+)
 from skill_studio.ui.review.queue_list import QueueDelegate, queue_row_layout, waiting_text
 from skill_studio.ui.review.queue_view import EMPTY_TEXT, HINT, ReviewQueueView
 
@@ -27,10 +35,18 @@ LONG_NOTES = ("overlong-notes", "Takes meeting notes. " * 70, "# Notes\n\nWrite 
 
 @pytest.fixture
 def queue_store(seeded_store):
-    """The samples (pdf-extract degraded, python-test-writer candidate, both 60+ days old) plus two
-    fresh candidates: one near pdf-extract, one whose description breaks the strict profile."""
+    """The samples (pdf-extract degraded, python-test-writer candidate, both 60+ days old) plus fresh
+    candidates: a copy of pdf-extract, one only related to it (half its steps), one about PDFs
+    that is like no other skill, and one whose description breaks the strict profile."""
     now = datetime.now(UTC)
-    for (name, description, body), days in ((PDF_TABLES, 3), (LONG_NOTES, 1)):
+    pdf = seeded_store.get("pdf-extract")
+    steps = pdf.content.splitlines()
+    copy = ("pdf-text-pull", pdf.description.replace("PDF", "PDF document", 1),
+            pdf.content + "\nKeep the page numbers.\n")
+    related = ("pdf-table-csv", "Reads tables out of PDF files into CSV. Use when a PDF holds tabular data.",
+               "# PDF tables\n\nFind the tables of the PDF and write them as CSV.\n"
+               + "\n".join(steps[:len(steps) // 2]) + "\n")
+    for (name, description, body), days in ((copy, 5), (related, 4), (PDF_TABLES, 3), (LONG_NOTES, 1)):
         seeded_store.add(make(name, description, body, origin=Origin.LLM), now=now - timedelta(days=days))
     return seeded_store
 
@@ -46,7 +62,16 @@ def open_view(qtbot, store) -> ReviewQueueView:
     qtbot.waitUntil(lambda: view.isActiveWindow())
     if view.count():
         qtbot.waitUntil(lambda: view.list.hasFocus())   # the view hands its focus to the queue
+        neighbours_of(qtbot, view)
     return view
+
+
+def neighbours_of(qtbot, view, name: str | None = None):
+    """Select ``name`` (default: the current skill) and wait until its nearest skills are listed."""
+    if name is not None:
+        assert view.select_name(name)
+    qtbot.waitUntil(lambda: view.detail.neighbours_for == view.current_name(), timeout=10000)
+    return view.detail
 
 
 @pytest.fixture
@@ -98,25 +123,74 @@ def test_waiting_text():
     assert waiting_text(None, now) == ""
 
 
-def test_detail_shows_facts_validation_nearest_and_diff(view, queue_store):
-    assert view.select_name("pdf-table-reader")
-    d = view.detail
-    assert d.text("name") == "pdf-table-reader"
-    assert d.text("description").startswith("Reads tables out of PDF files")
+def test_detail_shows_facts_validation_nearest_and_diff(qtbot, view, queue_store):
+    d = neighbours_of(qtbot, view, "pdf-text-pull")
+    assert d.text("name") == "pdf-text-pull"
+    assert d.text("description").startswith("Extracts text, tables and metadata from PDF document files")
     meta = d.text("meta")
-    for part in ("Candidate", "llm", "★☆☆☆ Untrusted", "version 1", "waiting 3 days"):
+    for part in ("Candidate", "llm", "★☆☆☆ Untrusted", "version 1", "waiting 5 days"):
         assert part in meta
     assert d.text("strict") == "✓ Passes the strict profile"
     assert d.text("lenient") == "✓ Passes the lenient profile"
-    nearest = review.nearest(queue_store, "pdf-table-reader")
-    assert nearest[0].name == "pdf-extract"
+    nearest = review.nearest(queue_store, "pdf-text-pull")
+    assert nearest[0].name == "pdf-extract" and nearest[0].copy
     assert [d.nearest_list.item(i).text() for i in range(d.nearest_list.count())] == [n.name for n in nearest]
     assert d.picked == "pdf-extract" and d.nearest_list.currentRow() == 0
     # Left: the nearest existing skill; right: the skill under review. Side by side by default.
     assert d.diff.mode() == "side"
-    assert d.diff.labels() == ("pdf-extract", "pdf-table-reader")
+    assert d.diff.labels() == ("pdf-extract", "pdf-text-pull")
     assert pane_text(d.diff.left_pane) == split_lines(queue_store.get("pdf-extract").skill_md)
-    assert pane_text(d.diff.right_pane) == split_lines(queue_store.get("pdf-table-reader").skill_md)
+    assert pane_text(d.diff.right_pane) == split_lines(queue_store.get("pdf-text-pull").skill_md)
+
+
+def test_neighbours_show_their_similarity_and_band(qtbot, view, queue_store):
+    d = neighbours_of(qtbot, view, "pdf-text-pull")
+    first, second = d.neighbours[:2]
+    assert (first.band, second.band) == ("same skill", "related")
+    assert neighbour_text(first) == f"{first.similarity:.2f} · same skill"
+    assert neighbour_text(second) == f"{second.similarity:.2f} · related"
+    tip = d.nearest_list.item(1).toolTip()
+    assert f"similarity {second.similarity:.3f}, related" in tip and BAND_MEANINGS["related"] in tip
+    assert "nothing to compare or merge" in BAND_MEANINGS["related"]
+    assert BAND_MEANINGS["near copy"].startswith("at least 0.75")
+    assert all(0.45 <= n.similarity <= 1.0 for n in d.neighbours)
+
+
+def test_a_merely_related_neighbour_is_not_compared_nor_suggested(qtbot, view):
+    d = neighbours_of(qtbot, view, "pdf-table-csv")
+    assert d.neighbours and not any(n.copy for n in d.neighbours)
+    first = d.neighbours[0]
+    assert d.nearest_list.isVisible() and not d.nearest_empty.isVisible()
+    assert d.picked == "" and d.diff.message() == f"Only related ({first.similarity:.2f}): no near copy to compare with"
+    assert d.diff.message() == only_related(first)
+    qtbot.keyClick(view.list, Qt.Key_2)
+    assert d.picked == "" and d.diff.message() == only_related(d.neighbours[1])
+    with qtbot.waitSignal(view.mergeRequested) as merge:
+        qtbot.keyClick(view.list, Qt.Key_M)
+    assert merge.args == ["pdf-table-csv", ""]    # the merge dialog asks for a target
+
+
+def test_no_similar_skill_is_said_so(qtbot, view):
+    d = neighbours_of(qtbot, view, "pdf-table-reader")
+    assert d.neighbours == [] and d.picked == ""
+    assert d.nearest_empty.isVisible() and d.nearest_empty.text() == NO_NEIGHBOUR
+    assert not d.nearest_list.isVisible()
+    for key in (Qt.Key_1, Qt.Key_2, Qt.Key_3):
+        qtbot.keyClick(view.list, key)
+    assert d.picked == "" and d.diff.message() == "No similar skill to compare with"
+
+
+def test_moving_on_quickly_shows_the_last_skills_neighbours(qtbot, view, queue_store):
+    d = view.detail
+    assert view.select_name("pdf-text-pull")
+    with qtbot.waitSignal(d.neighboursShown, timeout=10000,
+                          check_params_cb=lambda name: name == "pdf-table-csv"):
+        assert view.select_name("pdf-table-csv")     # before the first search is back
+        assert d.nearest_empty.text() == FINDING and not d.nearest_list.isVisible()
+    assert d.neighbours_for == "pdf-table-csv" == d.name
+    assert [n.name for n in d.neighbours] == [n.name for n in review.nearest(queue_store, "pdf-table-csv")]
+    qtbot.waitUntil(lambda: not d.is_finding())
+    assert d.neighbours_for == "pdf-table-csv"   # nothing older came in after it
 
 
 def test_strict_errors_show_with_their_lines(view):
@@ -165,21 +239,26 @@ def test_degraded_skill_shows_its_lifecycle_reason(view):
 
 
 def test_picking_a_nearest_skill_changes_the_diff(qtbot, view, queue_store):
-    view.select_name("pdf-table-reader")
-    d = view.detail
-    second = d.nearest_list.item(1).text()
+    d = neighbours_of(qtbot, view, "pdf-text-pull")
+    assert d.nearest_list.count() >= 2 and d.picked == "pdf-extract"
+    second = d.neighbours[1]
     qtbot.mouseClick(d.nearest_list.viewport(), Qt.LeftButton,
                      pos=d.nearest_list.visualItemRect(d.nearest_list.item(1)).center())
-    assert d.picked == second
-    assert d.diff.labels() == (second, "pdf-table-reader")
-    assert pane_text(d.diff.left_pane) == split_lines(queue_store.get(second).skill_md)
+    assert d.nearest_list.currentRow() == 1 and not second.copy
+    assert d.picked == "" and d.diff.message() == only_related(second)
     qtbot.keyClick(view.list, Qt.Key_1)   # the keyboard picks too
-    assert d.picked == d.nearest_list.item(0).text()
-    qtbot.keyClick(view.list, Qt.Key_3)
-    assert d.picked == d.nearest_list.item(2).text()
+    assert d.picked == "pdf-extract" and d.diff.labels() == ("pdf-extract", "pdf-text-pull")
+    assert pane_text(d.diff.left_pane) == split_lines(queue_store.get("pdf-extract").skill_md)
     with qtbot.waitSignal(view.mergeRequested) as merge:
         qtbot.keyClick(view.list, Qt.Key_M)
-    assert merge.args == ["pdf-table-reader", d.nearest_list.item(2).text()]
+    assert merge.args == ["pdf-text-pull", "pdf-extract"]
+    qtbot.keyClick(view.list, Qt.Key_2)
+    with qtbot.waitSignal(view.mergeRequested) as merge:
+        qtbot.keyClick(view.list, Qt.Key_M)
+    assert merge.args == ["pdf-text-pull", ""]
+    if d.nearest_list.count() < 3:        # no third: "3" leaves the pick as it is
+        qtbot.keyClick(view.list, Qt.Key_3)
+        assert d.nearest_list.currentRow() == 1 and d.picked == ""
 
 
 def test_approve_then_refresh_moves_on(qtbot, view, queue_store):
@@ -329,8 +408,8 @@ def test_shortcuts_belong_to_the_view(qtbot, view):
 
 def test_return_and_escape_win_over_window_shortcuts(qtbot, queue_store):
     host = QWidget()
-    qtbot.addWidget(host)
     view = ReviewQueueView(queue_store, host)
+    qtbot.addWidget(host)
     QVBoxLayout(host).addWidget(view)
     window_keys = []
     for key in ("Return", "Escape"):
@@ -353,6 +432,7 @@ def test_return_and_escape_win_over_window_shortcuts(qtbot, queue_store):
     view.detail.diff.left_pane.setFocus()   # anywhere inside the view, its letters work
     with qtbot.waitSignal(view.approveRequested):
         qtbot.keyClick(view.detail.diff.left_pane, Qt.Key_A)
+    view.shutdown()   # the view is no window of its own: its search stops before the host goes
 
 
 def test_empty_queue_shows_the_empty_state(qtbot, store):
@@ -377,7 +457,7 @@ def test_empty_queue_shows_the_empty_state(qtbot, store):
 
 def test_theme_change_recolours_and_screenshots(qtbot, view):
     app = QApplication.instance()
-    view.select_name("pdf-table-reader")
+    neighbours_of(qtbot, view, "pdf-text-pull")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     try:
         for tokens, name in ((theme.LIGHT, "review-queue-light.png"), (theme.DARK, "review-queue-dark.png")):

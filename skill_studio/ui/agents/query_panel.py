@@ -28,9 +28,22 @@ from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
 TYPING_DELAY_MS = 250
-COLUMNS = ("#", "Skill", "Found by", "Similarity", "Utility", "Freshness", "Score", "Note")
+COLUMNS = ("#", "Skill", "Found by", "Words rank", "Similarity", "Relevance", "Prior", "Score", "Note")
 EXCLUDED_COLUMNS = ("Skill", "Why agents do not see it", "Found by", "Score")
-STRATEGY_LABELS = {"auto": "Auto (vectors, else keywords)", "vectors": "Vectors", "keywords": "Keywords"}
+#: The columns that take the room left (the others fit their contents).
+STRETCHED = ("Skill", "Note", "Why agents do not see it")
+#: strategy -> (label in the switch, what it does)
+STRATEGY_LABELS = {
+    "fused": ("Fused", "Relevance first: words and vectors fused, use as a bounded prior"),
+    "keywords": ("Words", "Relevance from the full-text index and trigger patterns alone, use as a bounded prior"),
+    "vectors": ("Vectors", "Relevance from the similarity of the query and each skill's name and description "
+                           "alone, use as a bounded prior"),
+    "product": ("Seed product", "Seed product: similarity × utility × freshness"),
+}
+#: strategy -> how the status line names it
+STRATEGY_NAMES = {"fused": "fused relevance (words and vectors)", "keywords": "words", "vectors": "vectors",
+                  "product": "the seed product (similarity × utility × freshness)"}
+NO_RANK = "–"
 
 
 def _table(columns: tuple[str, ...]) -> QTableWidget:
@@ -43,7 +56,10 @@ def _table(columns: tuple[str, ...]) -> QTableWidget:
     table.setAlternatingRowColors(True)
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeToContents)
-    header.setStretchLastSection(True)
+    for c, name in enumerate(columns):
+        if name in STRETCHED:
+            header.setSectionResizeMode(c, QHeaderView.Stretch)
+    header.setTextElideMode(Qt.ElideRight)
     return table
 
 
@@ -72,10 +88,11 @@ class QueryPanel(QWidget):
                                clearButtonEnabled=True)
         self.query.setAccessibleName("Query")
         self.strategy = QComboBox()
-        for key, label in STRATEGY_LABELS.items():
+        for key, (label, tip) in STRATEGY_LABELS.items():
             self.strategy.addItem(label, key)
-        self.strategy.setToolTip("Vectors compare the query with each skill's name and description; keywords use "
-                                 "trigger patterns and the full-text index")
+            self.strategy.setItemData(self.strategy.count() - 1, tip, Qt.ToolTipRole)
+        self.strategy.setCurrentIndex(self.strategy.findData(matching.DEFAULT_STRATEGY))
+        self.strategy.setToolTip(STRATEGY_LABELS[matching.DEFAULT_STRATEGY][1])
         self.copy_button = QPushButton("Copy prompt block")
         self.copy_button.setToolTip("Copy the <available_skills> block of every skill agents may see")
         top = QHBoxLayout()
@@ -114,7 +131,7 @@ class QueryPanel(QWidget):
         self._timer.timeout.connect(self.run)
         self.query.textChanged.connect(lambda _text: self._timer.start())
         self.query.returnPressed.connect(self.run)
-        self.strategy.currentIndexChanged.connect(lambda _i: self.run())
+        self.strategy.currentIndexChanged.connect(self._strategy_changed)
         self.copy_button.clicked.connect(self.copy_prompt)
         for table in (self.matches, self.excluded):
             table.itemSelectionChanged.connect(lambda t=table: self._selected(t))
@@ -124,7 +141,13 @@ class QueryPanel(QWidget):
 
     def set_query(self, text: str, strategy: str | None = None) -> None:
         if strategy is not None:
+            strategy = matching.ALIASES.get(strategy, strategy)
+            if strategy not in STRATEGY_LABELS:
+                raise ValueError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGY_LABELS)}")
+            self.strategy.blockSignals(True)
             self.strategy.setCurrentIndex(self.strategy.findData(strategy))
+            self.strategy.blockSignals(False)
+            self.strategy.setToolTip(STRATEGY_LABELS[strategy][1])
         self.query.setText(text)
         self.run()
 
@@ -145,6 +168,11 @@ class QueryPanel(QWidget):
             QApplication.restoreOverrideCursor()
         self._show(self.result)
 
+    @Slot(int)
+    def _strategy_changed(self, _index: int) -> None:
+        self.strategy.setToolTip(STRATEGY_LABELS[self.strategy.currentData()][1])
+        self.run()
+
     def apply_changes(self, changes) -> bool:
         """Run the query again when a skill changed (any skill may now match, or match differently); True if so."""
         if not (changes.skills or changes.unknown) or not self.query.text().strip():
@@ -153,18 +181,13 @@ class QueryPanel(QWidget):
         return True
 
     def _show(self, r: matching.MatchResult) -> None:
-        self._fill(self.matches, [
-            [_cell(str(rank), number=True), _cell(m.name, tip=m.description), _cell(_found_by(m)),
-             _cell(f"{m.similarity:.3f}", number=True, tip=_similarity_tip(m)), _cell(f"{m.utility:.3f}", number=True),
-             _cell(f"{m.freshness:.3f}", number=True), _cell(f"{m.score:.3f}", number=True,
-                                                             tip="similarity × utility × freshness"),
-             _cell(m.warning or "")] for rank, m in enumerate(r.matches, 1)])
-        self._fill(self.excluded, [[_cell(m.name, tip=m.description), _cell(m.excluded), _cell(_found_by(m)),
-                                    _cell(f"{m.score:.3f}", number=True)] for m in r.excluded])
+        self._fill(self.matches, [_match_row(rank, m) for rank, m in enumerate(r.matches, 1)])
+        self._fill(self.excluded, [[_cell(m.name, tip=m.description), _cell(m.excluded), _cell(m.found_by),
+                                    _cell(f"{m.score:.3f}", number=True, tip=_score_tip(m))] for m in r.excluded])
         found = f"{len(r.matches)} skill(s) an agent may see" if r.matches else "No skill an agent may see matches"
-        how = "by vectors" if r.strategy == "vectors" else "by keywords"
         note = f" ({r.note})" if r.note else ""
-        self.status.setText(f"{found}, found {how}{note}. Double-click a skill to open it.")
+        self.status.setText(f"{found}, ranked by {STRATEGY_NAMES.get(r.strategy, r.strategy)}{note}. "
+                            "Double-click a skill to open it.")
         self.excluded_label.setText(f"Kept out by the gate: {len(r.excluded)}" if r.excluded
                                     else "Kept out by the gate: none of the skills found")
         for row, m in enumerate(r.matches):
@@ -212,14 +235,61 @@ class QueryPanel(QWidget):
             self.status.setStyleSheet(f"color: {current_tokens().text_muted};")
 
 
-def _found_by(m: matching.Match) -> str:
-    if m.strategy == "vectors":
-        return "vectors"
-    return "keywords + trigger" if m.trigger else "keywords"
+def _match_row(rank: int, m: matching.Match) -> list[QTableWidgetItem]:
+    """The cells of one ranked skill, in COLUMNS order; each number's tooltip carries it in full."""
+    words = str(m.lexical_rank) if m.lexical_rank is not None else NO_RANK
+    return [_cell(str(rank), number=True), _cell(m.name, tip=m.description),
+            _cell(m.found_by, tip=_found_tip(m)),
+            _cell(words, number=True, tip=_words_tip(m)),
+            _cell(f"{m.similarity:.3f}", number=True, tip=_similarity_tip(m)),
+            _cell(f"{m.relevance:.3f}", number=True, tip=_relevance_tip(m)),
+            _cell(f"{m.prior:.3f}", number=True, tip=_prior_tip(m)),
+            _cell(f"{m.score:.3f}", number=True, tip=_score_tip(m)),
+            _cell(m.warning or "", tip=m.warning)]
+
+
+def _found_tip(m: matching.Match) -> str:
+    parts = []
+    if m.trigger:
+        parts.append("its trigger pattern matched the query (ranked first)")
+    if m.lexical_rank is not None:
+        parts.append(f"the query's words found it (place {m.lexical_rank} in the full-text ranking)")
+    if m.vector_rank is not None:
+        parts.append(f"its vector is close to the query's (place {m.vector_rank} by similarity)")
+    return "; ".join(parts) or f"ranked by {STRATEGY_NAMES.get(m.strategy, m.strategy)}"
+
+
+def _words_tip(m: matching.Match) -> str:
+    if m.lexical_rank is None:
+        return "not found by the query's words" if m.strategy in ("fused", "keywords") else \
+            "words not used by this strategy"
+    return f"place {m.lexical_rank} in the full-text ranking; bm25 {m.bm25:.6g} (higher is better)"
 
 
 def _similarity_tip(m: matching.Match) -> str:
-    if m.strategy == "vectors":
-        return "cosine similarity of the query and the skill's name and description"
-    return ("its trigger pattern matched the query; " if m.trigger else "") + \
-        "full-text relevance, relative to the best hit (1.0)"
+    if m.strategy == "keywords":
+        return "vectors not used by this strategy"
+    rank = f"; place {m.vector_rank} by similarity" if m.vector_rank is not None else ""
+    return f"cosine similarity of the query and the skill's name and description: {m.similarity:.6f}{rank}"
+
+
+def _relevance_tip(m: matching.Match) -> str:
+    if m.strategy == "product":
+        return f"the seed product ranks by similarity alone: {m.relevance:.6f}"
+    return f"how much the skill is about the query, 1.0 when first in every signal: {m.relevance:.6f}"
+
+
+def _prior_tip(m: matching.Match) -> str:
+    if m.strategy == "product":
+        return (f"utility × freshness = {m.utility:.3f} × {m.freshness:.3f} = {m.prior:.6f} "
+                "(the seed product: no floor)")
+    floor = matching.PRIOR_FLOOR
+    return (f"{floor:g} + {1 - floor:g} × utility × freshness = {floor:g} + {1 - floor:g} × {m.utility:.3f} × "
+            f"{m.freshness:.3f} = {m.prior:.6f}")
+
+
+def _score_tip(m: matching.Match) -> str:
+    if m.strategy == "product":
+        return (f"similarity × utility × freshness = {m.similarity:.3f} × {m.utility:.3f} × {m.freshness:.3f} "
+                f"= {m.score:.6f}")
+    return f"relevance × prior = {m.relevance:.3f} × {m.prior:.3f} = {m.score:.6f}"

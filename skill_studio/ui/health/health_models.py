@@ -3,27 +3,34 @@ check boxes, and the near-duplicate pairs."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor
 
-from skill_studio.core.health.checks import PlannedAction, SkillHealth
+from skill_studio.core.health.checks import BAND_ROLES, PlannedAction, SkillHealth
 from skill_studio.ui.safe_text import literal
-from skill_studio.ui.theme import current_tokens
+from skill_studio.ui.theme import ROLE_FILLS, current_tokens
 
 #: The raw value of a cell (a float for scores, an int for uses): sorting and bars read it.
 VALUE_ROLE = Qt.UserRole + 1
 #: The skill a row is about.
 NAME_ROLE = Qt.UserRole + 2
-#: The band of a row's skill (healthy, fair, poor, critical).
+#: The band of a row's skill (healthy, fair, poor, critical, failing).
 BAND_ROLE = Qt.UserRole + 3
+#: The rule of a plan row that reports a family of skills made from one template: never applied.
+FAMILY_RULE = "template-family"
 
 #: (attribute, header) of the skills table; the last five are drawn as bars.
 SKILL_COLUMNS = (("name", "Skill"), ("lifecycle", "Lifecycle"), ("origin", "Origin"), ("uses", "Uses"),
-                 ("health", "Health"), ("utility", "Utility"), ("redundancy", "Redundancy"),
+                 ("band", "Band"), ("health", "Health"), ("utility", "Utility"), ("redundancy", "Redundancy"),
                  ("freshness", "Freshness"), ("failure_risk", "Failure risk"))
 BAR_COLUMNS = tuple(i for i, (attr, _) in enumerate(SKILL_COLUMNS)
                     if attr in ("health", "utility", "redundancy", "freshness", "failure_risk"))
 HEALTH_COLUMN = next(i for i, (attr, _) in enumerate(SKILL_COLUMNS) if attr == "health")
+BAND_COLUMN = next(i for i, (attr, _) in enumerate(SKILL_COLUMNS) if attr == "band")
+#: Columns sorted by a skill's standing (failing skills below all others, then by health).
+STANDING_COLUMNS = (BAND_COLUMN, HEALTH_COLUMN)
 
 
 class SkillHealthModel(QAbstractTableModel):
@@ -68,8 +75,12 @@ class SkillHealthModel(QAbstractTableModel):
             return s.name
         if role == BAND_ROLE:
             return s.band
+        if role == Qt.ToolTipRole and index.column() == BAND_COLUMN:
+            return literal(f"{s.band}: {s.why}")
         if role == Qt.ToolTipRole and index.column() == HEALTH_COLUMN:
-            return literal(f"{s.name}: health {s.health:.2f} ({s.band})")
+            return literal(f"{s.name}: health {s.health:.2f} ({s.band}: {s.why})")
+        if role == Qt.ForegroundRole and index.column() == BAND_COLUMN and s.band in BAND_ROLES:
+            return QColor(ROLE_FILLS[BAND_ROLES[s.band]])
         if role == Qt.TextAlignmentRole and attr == "uses":
             return int(Qt.AlignRight | Qt.AlignVCenter)
         return None
@@ -96,6 +107,13 @@ class HealthFilterProxy(QSortFilterProxyModel):
         self._band = band
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
+    def lessThan(self, left, right) -> bool:
+        if left.column() in STANDING_COLUMNS and right.column() in STANDING_COLUMNS:
+            model = self.sourceModel()
+            a, b = model.skill(left.row()), model.skill(right.row())
+            return (a.standing, a.name) < (b.standing, b.name)
+        return super().lessThan(left, right)
+
     def filterAcceptsRow(self, row: int, parent) -> bool:
         index = self.sourceModel().index(row, 0, parent)
         if self._text and self._text not in (index.data(NAME_ROLE) or "").lower():
@@ -106,9 +124,20 @@ class HealthFilterProxy(QSortFilterProxyModel):
 PLAN_COLUMNS = ("Skill", "Action", "Rule", "Reason")
 
 
+def is_family(action: PlannedAction) -> bool:
+    """A row reporting skills made from one template: reported once, never applied."""
+    return action.rule == FAMILY_RULE
+
+
+def family_members(action: PlannedAction) -> list[str]:
+    return list(getattr(action, "members", None) or [action.skill])
+
+
 class PlanModel(QAbstractTableModel):
     """The planned actions: a move that applies has a check box (checked: it will be applied);
-    an action reported only is shown disabled, without a box that can be ticked."""
+    an action reported only is shown disabled, without a box that can be ticked. A template
+    family is one row, its member count beside the first member, every member in its tooltip;
+    it is never applied."""
 
     checkedChanged = Signal()
 
@@ -120,7 +149,8 @@ class PlanModel(QAbstractTableModel):
 
     def set_actions(self, actions: list[PlannedAction]) -> None:
         self.beginResetModel()
-        self._actions = list(actions)
+        self._actions = [dataclasses.replace(a, applies=False) if is_family(a) and a.applies else a
+                         for a in actions]
         self._checked = [a.applies for a in self._actions]
         self._applied = set()
         self.endResetModel()
@@ -193,9 +223,15 @@ class PlanModel(QAbstractTableModel):
                 return f"{a.action} (applied)"
             if index.column() == 1 and not a.applies:
                 return f"{a.action} (reported)"
+            if index.column() == 0 and is_family(a):
+                return f"{a.skill} + {len(family_members(a)) - 1} more ({len(family_members(a))} skills)"
             return (a.skill, a.action, a.rule, a.reason)[index.column()]
         if role == Qt.CheckStateRole and index.column() == 0:
             return Qt.Checked if self.checkable(row) and self._checked[row] else Qt.Unchecked
+        if role == Qt.ToolTipRole and is_family(a):
+            members = family_members(a)
+            return literal(f"{a.reason}\n\nThe {len(members)} skills of the family (reported once, never merged "
+                           "or moved):\n" + "\n".join(f"• {m}" for m in members))
         if role == Qt.ToolTipRole:
             return literal(a.reason)
         if role == Qt.ForegroundRole and not self.checkable(row):

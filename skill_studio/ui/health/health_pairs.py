@@ -40,7 +40,8 @@ def table_view(parent: QWidget, model) -> QTableView:
 
 def pair_roles(result: HealthRun) -> list[tuple[str, str, float]]:
     """(source, target, similarity) of each pair: the target is the one the plan suggests keeping
-    (higher trust, then utility); pairs are ordered as the run gave them (best first)."""
+    (higher trust, then utility); pairs are ordered as the run gave them (best first). A template
+    family is no pair: the plan reports it once, and the run's pairs leave its members out."""
     suggested = {frozenset((a.skill, a.target)): (a.skill, a.target)
                  for a in result.actions if a.rule == "near-duplicate" and a.target}
     out = []

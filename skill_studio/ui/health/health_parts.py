@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.health.checks import BAND_ROLES, BANDS
+from skill_studio.core.health.checks import BAND_NAMES, BAND_ROLES, BANDS
 from skill_studio.ui.health.health_models import BAND_ROLE, SKILL_COLUMNS, VALUE_ROLE
 from skill_studio.ui.theme import ROLE_FILLS, Tokens, current_tokens
 
@@ -26,6 +26,11 @@ BAND_COLOURS = {band: ROLE_FILLS[role] for band, role in BAND_ROLES.items()}
 RISK_COLOUR = ROLE_FILLS["warning"]
 EMPTY_TREND = "No earlier runs"
 NO_SKILL = "Select a skill to see its health over the runs"
+
+
+def score_band(health: float) -> str:
+    """The band of a health score alone (failing rests on uses, which a trend point does not hold)."""
+    return next((band for band, low in BANDS if health >= low), BANDS[-1][0])
 
 
 def bar_colour(attr: str, index, t: Tokens) -> str:
@@ -83,7 +88,7 @@ class SummaryStrip(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(18)
         self.band_labels: dict[str, QLabel] = {}
-        for band, _ in BANDS:
+        for band in BAND_NAMES:
             label = QLabel(self)
             label.setObjectName(f"band_{band}")
             self.band_labels[band] = label
@@ -98,7 +103,7 @@ class SummaryStrip(QWidget):
 
     def set_summary(self, summary: dict) -> None:
         """A run's summary: {"skills": n, "bands": {band: n}, "actions": {action: n}}."""
-        self.counts = {band: int(summary.get("bands", {}).get(band, 0)) for band, _ in BANDS}
+        self.counts = {band: int(summary.get("bands", {}).get(band, 0)) for band in BAND_NAMES}
         self.action_counts = dict(summary.get("actions", {}))
         for band, label in self.band_labels.items():
             colour = BAND_COLOURS[band]
@@ -194,7 +199,7 @@ class TrendChart(QWidget):
             p.drawPolyline(QPolygonF(points))
         for point, (_, _, h) in zip(points, self.history):
             p.setPen(QPen(QColor(t.surface), 1.5))
-            p.setBrush(QColor(BAND_COLOURS[next(b for b, low in BANDS if h >= low)]))
+            p.setBrush(QColor(BAND_COLOURS[score_band(h)]))
             p.drawEllipse(point, 4, 4)
         if self.history:
             first, last = self.history[0][1][:10], self.history[-1][1][:10]

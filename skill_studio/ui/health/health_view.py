@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.health import checks as health
-from skill_studio.core.health.checks import BANDS, HealthRun
+from skill_studio.core.health.checks import BAND_NAMES, BANDS, FAILING, HealthRun
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.health.health_models import (
@@ -120,8 +120,13 @@ class HealthView(WorkerOwner, QWidget):
         self.filter_edit.setClearButtonEnabled(True)
         self.band_combo = QComboBox(page)
         self.band_combo.addItem(ALL_BANDS, "")
-        for band, low in BANDS:
-            self.band_combo.addItem(f"{band} (\u2265 {low:.1f})" if low else f"{band} (< 0.3)", band)
+        lows, lowest = dict(BANDS), min(low for _, low in BANDS if low > 0)
+        for band in BAND_NAMES:
+            if band == FAILING:
+                label = f"{band} (fails most of its uses)"
+            else:
+                label = f"{band} (\u2265 {lows[band]:.1f})" if lows[band] else f"{band} (< {lowest:.1f})"
+            self.band_combo.addItem(label, band)
         self.shown_label = QLabel(page)
         self.shown_label.setProperty("role", "muted")
         filters = QHBoxLayout()
@@ -142,6 +147,9 @@ class HealthView(WorkerOwner, QWidget):
         header.setSectionResizeMode(0, QHeaderView.Stretch)
         for column, (attr, _) in enumerate(SKILL_COLUMNS[1:], start=1):
             header.resizeSection(column, 118 if column in BAR_COLUMNS else (56 if attr == "uses" else 86))
+        self.band_combo.setItemData(self.band_combo.findData(FAILING),
+                                    "Enough uses to tell, and most of them failed: below every other skill, "
+                                    "whatever the health score", Qt.ToolTipRole)
         self.filter_edit.textChanged.connect(self._filter_changed)
         self.band_combo.currentIndexChanged.connect(self._filter_changed)
         self.table.selectionModel().currentRowChanged.connect(self._skill_selected)

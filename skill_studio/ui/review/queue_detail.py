@@ -1,11 +1,14 @@
 """The review queue's detail pane: the selected skill's facts, its validation under the strict
-and lenient profiles, its nearest existing skills and a diff against the one picked."""
+and lenient profiles, its nearest existing skills (found off the GUI thread: on a big library the
+first search computes the missing vectors) and a diff against the one picked, offered only for
+a near copy."""
 
 from __future__ import annotations
 
+import threading
 from html import escape
 
-from PySide6.QtCore import QRect, QRectF, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QObject, QRect, QRectF, QSize, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -22,22 +25,50 @@ from PySide6.QtWidgets import (
 
 from skill_studio.core.format.diagnostics import Diagnostic, errors
 from skill_studio.core.format.validate import validate_text
+from skill_studio.core.health.similarity import SIMILARITY_BANDS
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
 from skill_studio.core.review import queue as review
 from skill_studio.core.store import NotFound
 from skill_studio.ui.designer.diff_view import DiffView
+from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.review.queue_list import row_fonts, waiting_text
 from skill_studio.ui.safe_text import literal
+from skill_studio.ui.task_worker import TaskWorker
 from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, Tokens, current_tokens
 
-__all__ = ["NEIGHBOUR_ROLE", "NeighbourDelegate", "QueueDetail", "REASON_REQUIRED", "clipped",
-           "validation_html"]
+__all__ = ["BAND_MEANINGS", "FINDING", "NEIGHBOUR_ROLE", "NO_NEIGHBOUR", "NeighbourDelegate", "QueueDetail",
+           "REASON_REQUIRED", "clipped", "neighbour_text", "neighbour_tip", "only_related", "validation_html"]
 
 NEIGHBOUR_ROLE = Qt.UserRole + 20   # a nearest-skill item's Neighbour
 REASON_REQUIRED = "A reason is required"
 MAX_ERRORS_SHOWN = 3
 #: Characters of the description shown: an overlong one must not push the diff off the pane.
 DESCRIPTION_SHOWN = 360
+NO_NEIGHBOUR = "No similar skill in the library."
+FINDING = "Finding similar skills…"
+_LOWS = dict(SIMILARITY_BANDS)
+#: What each similarity band means to a reviewer.
+BAND_MEANINGS = {
+    "same skill": f"at least {_LOWS['same skill']:.2f}: the same skill worded apart; compare them and merge one "
+                  "into the other",
+    "near copy": f"at least {_LOWS['near copy']:.2f}: a near copy; compare them and consider a merge",
+    "related": f"at least {_LOWS['related']:.2f}: about a related task, not a copy; nothing to compare or merge",
+}
+
+
+def neighbour_text(n: review.Neighbour) -> str:
+    """The similarity as shown on a neighbour's row: '0.82 · near copy'."""
+    return f"{n.similarity:.2f} · {n.band}"
+
+
+def neighbour_tip(n: review.Neighbour) -> str:
+    meaning = BAND_MEANINGS.get(n.band, n.band)
+    return f"{n.name} ({n.lifecycle.label}): similarity {n.similarity:.3f}, {n.band} ({meaning})\n\n{n.description}"
+
+
+def only_related(n: review.Neighbour) -> str:
+    """What the diff pane says for a neighbour that is no near copy."""
+    return f"Only {n.band} ({n.similarity:.2f}): no near copy to compare with"
 
 
 def clipped(text: str, limit: int) -> str:
@@ -64,7 +95,8 @@ def validation_html(diags: list[Diagnostic], profile: str, t: Tokens) -> str:
 
 
 class NeighbourDelegate(QStyledItemDelegate):
-    """A nearest existing skill: name, its lifecycle in small type, and a bar for its score."""
+    """A nearest existing skill: name, its lifecycle in small type, its similarity with the band in
+    words, and a bar for the similarity (absolute: a full bar is 1.0)."""
 
     BAR_WIDTH = 90
 
@@ -84,7 +116,7 @@ class NeighbourDelegate(QStyledItemDelegate):
         hovered = bool(option.state & QStyle.State_MouseOver)
         painter.fillRect(r, QColor(t.selection if selected else t.surface_alt if hovered else t.surface))
         bar = QRect(r.right() - self.BAR_WIDTH - 8, r.center().y() - 3, self.BAR_WIDTH, 6)
-        score_w = QFontMetrics(small).horizontalAdvance("100%") + 6
+        score_w = max(QFontMetrics(small).horizontalAdvance(f"0.00 · {band}") for band, _ in SIMILARITY_BANDS) + 6
         state_w = QFontMetrics(small).horizontalAdvance(n.lifecycle.label) + 12
         name_rect = QRect(r.left() + 8, r.top(), bar.left() - score_w - state_w - r.left() - 16, r.height())
         painter.setFont(bold if selected else base)
@@ -98,19 +130,65 @@ class NeighbourDelegate(QStyledItemDelegate):
                          Qt.AlignLeft | Qt.AlignVCenter, n.lifecycle.label)
         painter.setPen(QColor(t.text_muted))
         painter.drawText(QRect(bar.left() - score_w - 4, r.top(), score_w, r.height()),
-                         Qt.AlignRight | Qt.AlignVCenter, f"{round(n.score * 100)}%")
+                         Qt.AlignRight | Qt.AlignVCenter, neighbour_text(n))
         painter.setPen(Qt.NoPen)
         painter.setBrush(QColor(t.bar_back))
         painter.drawRoundedRect(QRectF(bar), 3, 3)
-        frac = min(1.0, max(0.0, float(n.score)))
+        frac = min(1.0, max(0.0, float(n.similarity)))
         if frac > 0:
-            painter.setBrush(QColor(t.accent))
+            painter.setBrush(QColor(t.accent if n.copy else t.text_muted))
             painter.drawRoundedRect(QRectF(bar.left(), bar.top(), max(6.0, bar.width() * frac), bar.height()), 3, 3)
         painter.restore()
 
 
+class _Searches(QObject):
+    """The nearest-skill searches still running, each thread with its worker, kept until the
+    thread ends even when the pane that asked has gone (a thread must never be destroyed while
+    it runs). One per application, in the GUI thread."""
+
+    _instance: _Searches | None = None
+
+    def __init__(self):
+        super().__init__(QCoreApplication.instance())
+        self.running: list[tuple[QThread, TaskWorker]] = []
+
+    @classmethod
+    def get(cls) -> _Searches:
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+    def start(self, worker: TaskWorker) -> QThread:
+        thread = QThread(self)
+        thread.setObjectName("review-nearest")
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.done.connect(thread.quit, Qt.DirectConnection)
+        thread.finished.connect(self._ended, Qt.QueuedConnection)
+        self.running.append((thread, worker))
+        thread.start()
+        return thread
+
+    def is_running(self, thread: QThread) -> bool:
+        return any(t is thread for t, _ in self.running)
+
+    @Slot()
+    @gui_only
+    def _ended(self) -> None:
+        thread = self.sender()
+        for i, (t, _) in enumerate(self.running):
+            if t is thread or t == thread:
+                del self.running[i]
+                t.wait()
+                t.deleteLater()
+                return
+
+
 class QueueDetail(QWidget):
-    """The selected skill. Holds the action buttons and the reason editor; the queue view wires them."""
+    """The selected skill. Holds the action buttons and the reason editor; the queue view wires them.
+    Its nearest skills come from a worker thread: ``neighboursShown`` tells when they are listed."""
+
+    neighboursShown = Signal(str)    # the skill whose nearest skills are now listed
 
     def __init__(self, store, parent: QWidget | None = None):
         super().__init__(parent)
@@ -118,7 +196,14 @@ class QueueDetail(QWidget):
         self.name: str | None = None
         self.skill: Skill | None = None
         self.neighbours: list[review.Neighbour] = []
-        self.picked = ""                 # the nearest skill the diff compares with
+        self.neighbours_for: str | None = None   # the skill ``neighbours`` were found for
+        self.picked = ""                 # the near copy the diff compares with ('' when none)
+        self._threads: list[QThread] = []     # the searches this pane started
+        self._running = False
+        self._closed = False
+        self._wanted: tuple[int, str] | None = None   # (request number, skill) of the search to show
+        self._searching: tuple[int, str] | None = None  # the one the running search is for
+        self._requests = 0
         self._diags: tuple[list[Diagnostic], list[Diagnostic]] = ([], [])
         self._texts: dict[str, str] = {}  # SKILL.md of neighbours already fetched
 
@@ -181,7 +266,7 @@ class QueueDetail(QWidget):
         self.nearest_list.setMouseTracking(True)
         self.nearest_list.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.nearest_list.currentRowChanged.connect(self.pick_neighbour)
-        self.nearest_empty = QLabel("No similar skill in the library.", self)
+        self.nearest_empty = QLabel(NO_NEIGHBOUR, self)
         self.nearest_empty.setProperty("role", "muted")
         self.diff = DiffView(self, mode="side")
         col.addWidget(self.nearest_list)
@@ -198,8 +283,9 @@ class QueueDetail(QWidget):
         self._texts.clear()
 
     def show_skill(self, name: str | None) -> None:
-        """Load ``name``'s full record, validation and nearest skills (None: show nothing)."""
-        self.name, self.skill, self._diags, self.neighbours, self.picked = name, None, ([], []), [], ""
+        """Load ``name``'s full record and validation, and start looking for its nearest skills
+        (None: show nothing)."""
+        self.name, self.skill, self._diags, self.picked = name, None, ([], []), ""
         if name is not None:
             try:
                 self.skill = self.store.get(name, with_files=False)
@@ -210,38 +296,118 @@ class QueueDetail(QWidget):
             folder = s.folder_name or s.name
             self._diags = (validate_text(s.skill_md, folder, "strict", lints=False),
                            validate_text(s.skill_md, folder, "lenient", lints=False))
-            self.neighbours = review.nearest(self.store, s.name)
-        self.nearest_list.blockSignals(True)
-        self.nearest_list.clear()
-        for n in self.neighbours:
-            item = QListWidgetItem(n.name, self.nearest_list)
-            item.setData(NEIGHBOUR_ROLE, n)
-            item.setToolTip(literal(f"{n.name} ({n.lifecycle.label}): match {n.score:.0%} of the best\n\n"
-                                    f"{n.description}"))
-        self.nearest_list.blockSignals(False)
-        rows = len(self.neighbours)
-        self.nearest_list.setVisible(rows > 0)
-        self.nearest_empty.setVisible(self.skill is not None and rows == 0)
-        if rows:
-            self.nearest_list.setFixedHeight(self.nearest_list.sizeHintForRow(0) * rows
-                                             + 2 * self.nearest_list.frameWidth())
-            self.pick_neighbour(0)
-        elif self.skill is not None:
-            self.diff.clear("No similar skill to compare with")
+            self._list_neighbours([], FINDING)
+            self.diff.clear(FINDING)
+            self._find_neighbours(s.name)
         else:
+            self._wanted = None
+            self._list_neighbours([], "")
             self.diff.clear("Nothing selected" if name is None else f'"{name}" is no longer in the store')
         for button in self.buttons():
             button.setEnabled(self.skill is not None)
         self.render()
 
+    def _list_neighbours(self, neighbours: list[review.Neighbour], empty: str) -> None:
+        """List ``neighbours``; with none, say ``empty`` instead ('' hides the line)."""
+        self.neighbours = list(neighbours)
+        self.nearest_list.blockSignals(True)
+        self.nearest_list.clear()
+        for n in self.neighbours:
+            item = QListWidgetItem(n.name, self.nearest_list)
+            item.setData(NEIGHBOUR_ROLE, n)
+            item.setToolTip(literal(neighbour_tip(n)))
+        self.nearest_list.blockSignals(False)
+        rows = len(self.neighbours)
+        self.nearest_list.setVisible(rows > 0)
+        self.nearest_empty.setText(empty)
+        self.nearest_empty.setVisible(rows == 0 and bool(empty))
+        if rows:
+            self.nearest_list.setFixedHeight(self.nearest_list.sizeHintForRow(0) * rows
+                                             + 2 * self.nearest_list.frameWidth())
+
+    # --- finding the nearest skills (off the GUI thread) --------------------------
+
+    def is_finding(self) -> bool:
+        """Whether a search for nearest skills is running."""
+        return self._running
+
+    def _find_neighbours(self, name: str) -> None:
+        self._requests += 1
+        self._wanted = (self._requests, name)
+        self.neighbours_for = None
+        if not self._running and not self._closed:
+            self._start()
+
+    def _start(self) -> None:
+        if self._wanted is None:
+            return
+        request, name = self._searching = self._wanted
+        self._running = True
+        worker = TaskWorker(lambda store, progress, cancelled: (request, name, review.nearest(store, name)),
+                            self.store, threading.Event())
+        worker.succeeded.connect(self._found, Qt.QueuedConnection)
+        worker.failed.connect(self._not_found, Qt.QueuedConnection)
+        worker.done.connect(self._search_done, Qt.QueuedConnection)
+        searches = _Searches.get()
+        self._threads = [t for t in self._threads if searches.is_running(t)]
+        self._threads.append(searches.start(worker))
+
+    @Slot(object)
+    @gui_only
+    def _found(self, result) -> None:
+        request, name, neighbours = result
+        if self._wanted != (request, name) or self.skill is None:
+            return   # the pane moved on meanwhile (or the store changed): the next search follows
+        self._wanted = None
+        self.neighbours_for = name
+        self._list_neighbours(neighbours, NO_NEIGHBOUR)
+        if neighbours:
+            self.pick_neighbour(0)
+        else:
+            self.diff.clear("No similar skill to compare with")
+        self.neighboursShown.emit(name)
+
+    @Slot(str)
+    @gui_only
+    def _not_found(self, message: str) -> None:
+        if self._wanted is None or self._wanted != self._searching or self.skill is None:
+            return
+        self._wanted = None
+        self._list_neighbours([], f"Could not look for similar skills: {message}")
+        self.diff.clear("Nothing to compare with")
+
+    @Slot()
+    @gui_only
+    def _search_done(self) -> None:
+        self._running = False
+        if self._wanted is not None and not self._closed:
+            self._start()
+
+    def shutdown(self) -> None:
+        """Stop for good (the view is going): no search starts after this."""
+        self._closed, self._wanted = True, None
+        searches = _Searches.get()
+        for thread in self._threads:
+            if searches.is_running(thread):
+                thread.wait()
+        self._threads = []
+
+    # --- the diff ------------------------------------------------------------------
+
     def pick_neighbour(self, row: int) -> None:
-        """Compare the skill with its ``row``-th nearest skill (left: that skill, right: this one)."""
+        """Compare the skill with its ``row``-th nearest skill (left: that skill, right: this one).
+        Only a near copy is compared, and suggested as the merge target; for a merely related
+        skill the pane says so."""
         if not 0 <= row < len(self.neighbours) or self.skill is None:
             return
         if self.nearest_list.currentRow() != row:
             self.nearest_list.setCurrentRow(row)   # comes back here through currentRowChanged
             return
         n = self.neighbours[row]
+        if not n.copy:
+            self.picked = ""
+            self.diff.clear(only_related(n))
+            return
         self.picked = n.name
         if n.name not in self._texts:
             try:

@@ -155,6 +155,14 @@ class ReviewQueueView(QWidget):
         if self._stale:
             self.refresh()
 
+    def shutdown(self) -> None:
+        """Stop the search for nearest skills and wait for it (before the view goes)."""
+        self.detail.shutdown()
+
+    def closeEvent(self, event) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
     def count(self) -> int:
         return review.queue_count(self.store) if self._stale else self.model.rowCount()
 
@@ -228,6 +236,7 @@ class ReviewQueueView(QWidget):
     def _previous(self) -> None:
         self._step(-1)
 
+    # Compare with the 1st-3rd nearest skill: a diff for a near copy, else the pane says it is only related.
     def _compare_1(self) -> None:
         self.detail.pick_neighbour(0)
 
