@@ -142,8 +142,9 @@ def test_the_gate_rules_and_excluded_matches(lib):
     r = matching.match(lib, "pdf files", strategy="keywords", now=NOW)
     assert "pdf-extract" not in names(r.matches)
     assert {m.name: m.excluded for m in r.excluded} == {"pdf-extract": "lifecycle is candidate (not exposed)",
-                                                        "llm-helper": "llm skill with success rate 0.20 < 0.30",
-                                                        "csv-cleanup": "trust 1 < 2"}    # "CSV files"
+                                                        "llm-helper": "llm skill with success rate 0.20 < 0.30"}
+    r = matching.match(lib, "csv files", strategy="keywords", now=NOW)
+    assert {m.name: m.excluded for m in r.excluded} == {"csv-cleanup": "trust 1 < 2"}
     r = matching.match(lib, "pytest tests for python", strategy="keywords", now=NOW)
     assert r.matches[0].name == "python-test-writer" and r.matches[0].warning
 
@@ -153,6 +154,13 @@ def test_archived_skills_are_never_matched(lib):
     for strategy in matching.STRATEGIES:
         r = matching.match(lib, "clean csv files encodings delimiters", strategy=strategy, now=NOW)
         assert "csv-cleanup" not in names(r.matches) + names(r.excluded)
+
+
+def test_words_alone_that_barely_match_are_left_out(lib):
+    """"tables in pdf files": csv-cleanup shares only "files" with it, far under the best hit's bm25."""
+    r = matching.match(lib, "tables in pdf files", strategy="keywords", now=NOW)
+    assert names(r.matches) == ["pdf-extract"]
+    assert "csv-cleanup" in names(matching.match(lib, "files", strategy="keywords", now=NOW).matches)
 
 
 def test_a_change_is_seen_by_the_next_query(lib):

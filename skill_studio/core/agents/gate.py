@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 
 from skill_studio.core.health import scores
-from skill_studio.core.health.checks import DEFAULTS, health_score
+from skill_studio.core.health.checks import DEFAULTS, below, health_score
 from skill_studio.core.model import EXPOSED_STATES, GateCard, Lifecycle, Origin, TrustTier
 
 MIN_TRUST = TrustTier.PROVISIONAL      # trust tier 2 or more
@@ -32,7 +32,7 @@ def gate_reason(lifecycle, trust_tier, origin, success_rate) -> str | None:
     if tier < MIN_TRUST:
         return f"trust {tier} < {int(MIN_TRUST)}"
     if Origin(origin) == Origin.LLM and success_rate < MIN_LLM_SUCCESS:
-        return f"llm skill with success rate {_below(success_rate, MIN_LLM_SUCCESS)} < {MIN_LLM_SUCCESS:.2f}"
+        return f"llm skill with success rate {below(success_rate, MIN_LLM_SUCCESS)} < {MIN_LLM_SUCCESS:.2f}"
     return None
 
 
@@ -47,10 +47,10 @@ def gate_warning(lifecycle, uses: int = 0, success_rate: float = 0.5, health: fl
     if uses < cfg["health.low_min_uses"]:
         return None
     if success_rate < cfg["health.failing_rate"]:
-        return (f"fails most of its uses: success rate {_below(success_rate, cfg['health.failing_rate'])} "
+        return (f"fails most of its uses: success rate {below(success_rate, cfg['health.failing_rate'])} "
                 f"after {uses} uses")
     if health is not None and health < cfg["health.low"]:
-        return f"health {_below(health, cfg['health.low'])} < {cfg['health.low']:.2f} after {uses} uses"
+        return f"health {below(health, cfg['health.low'])} < {cfg['health.low']:.2f} after {uses} uses"
     return None
 
 
@@ -79,12 +79,3 @@ def store_verdicts(store, names=None, now: datetime | None = None) -> dict[str, 
 def skill_gate(skill) -> str | None:
     """``gate_reason`` of a Skill (or any object with the four card attributes)."""
     return gate_reason(skill.lifecycle, skill.trust_tier, skill.origin, skill.success_rate)
-
-
-def _below(value: float, limit: float) -> str:
-    """``value`` with two decimals, or as many more as it takes not to read as ``limit``."""
-    for digits in (2, 3, 4, 6):
-        text = f"{value:.{digits}f}"
-        if float(text) < limit:
-            return text
-    return repr(value)

@@ -13,7 +13,8 @@ The strategies:
 
 - **fused** (the default): both, combined by reciprocal rank fusion; a skill whose trigger
   pattern matches the query ranks first, and skills found by neither signal well enough (past
-  RANK_DEPTH in both lists, or under the vector floor with no word in common) are left out;
+  RANK_DEPTH in both lists; by the words alone with under a quarter of the best hit's bm25; or
+  under the vector floor with no word in common) are left out;
 - **keywords** and **vectors**: one signal alone;
 - **product**: the seed's ranking, ``similarity × utility × freshness`` over vectors.
 
@@ -54,6 +55,7 @@ MIN_BACKGROUND = 20         # skills it takes to tell the background
 CENTRE_PRIOR = 50.0         # as core.health.similarity: n / (n + 50) of the mean card is taken out
 TEXT_CANDIDATES = 200       # full-text hits read before ranking
 RANK_DEPTH = 50             # fused: a skill ranked past this in both signals is not about the query
+LEXICAL_FLOOR = 0.25        # a hit of the words alone under this share of the best hit's bm25 is left out
 FUSION_K = 10               # reciprocal rank fusion: 1 / (FUSION_K + rank)
 VECTOR_WEIGHT = 0.25        # fused: the built-in embedder's vectors weigh a quarter of the words' ranking
 PRIOR_FLOOR = 0.8           # score = relevance × (PRIOR_FLOOR + (1 - PRIOR_FLOOR) × utility × freshness)
@@ -350,6 +352,9 @@ def _ranked(lib: _Library, strategy: str, words: dict[int, float], sims: dict[in
     """The relevance-first ranking: relevance from the signals the strategy uses (reciprocal rank
     fusion, scaled so that first in every signal is 1.0), times the bounded use prior; trigger
     matches first."""
+    if words:   # words alone that score a small share of the best hit's bm25 are not about the query
+        top = max(words.values())
+        words = {i: v for i, v in words.items() if v >= LEXICAL_FLOOR * top or i in sims}
     lexical, vector = _ranks(words, lib), _ranks(sims, lib)
     signals = [(r, w) for r, w, on in ((lexical, 1.0, strategy != "vectors"),
                                        (vector, VECTOR_WEIGHT if strategy == "fused" else 1.0, strategy != "keywords"))

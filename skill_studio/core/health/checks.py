@@ -62,7 +62,16 @@ def band(health: float) -> str:
     return next(name for name, low in BANDS if health >= low)
 
 
-def is_failing(uses: int, success_rate: float, cfg: dict) -> bool:
+def below(value: float, limit: float) -> str:
+    """``value`` with two decimals, or as many more as it takes not to read as ``limit``."""
+    for digits in (2, 3, 4, 6):
+        text = f"{value:.{digits}f}"
+        if float(text) < limit:
+            return text
+    return repr(value)
+
+
+def is_failing(uses: int, success_rate: float, cfg: Mapping) -> bool:
     """Failing (SPEC §5): enough uses to say, and most of them failed."""
     return uses >= cfg["health.low_min_uses"] and success_rate < cfg["health.failing_rate"]
 
@@ -95,7 +104,7 @@ class SkillHealth:
     def why(self) -> str:
         """One line on what the band rests on."""
         if self.failing:
-            return (f"fails most of its uses: success rate {1 - self.failure_risk:.2f} after {self.uses} uses; "
+            return (f"fails most of its uses: success rate {1 - self.failure_risk:.3g} after {self.uses} uses; "
                     f"its health {self.health:.2f} still counts freshness and uniqueness, so the band says failing")
         if self.uses == 0:
             return f"never used: health {self.health:.2f} rests on the prior success rate and freshness"
@@ -187,10 +196,11 @@ def plan(store: Store, skills: list[SkillHealth], pairs: Iterable = (), *, now: 
         found = None
         fallback = "degrade" if s.lifecycle in MOVES["degrade"] else "deprecate"
         if s.failing:
-            found = (fallback, "failing", f"success rate {1 - s.failure_risk:.2f} < {cfg['health.failing_rate']} "
-                                          f"after {s.uses} uses")
+            rate = below(1 - s.failure_risk, cfg["health.failing_rate"])
+            found = (fallback, "failing", f"success rate {rate} < {cfg['health.failing_rate']} after {s.uses} uses")
         elif s.health < cfg["health.low"] and s.uses >= cfg["health.low_min_uses"]:
-            found = (fallback, "low-health", f"health {s.health:.2f} < {cfg['health.low']} after {s.uses} uses")
+            found = (fallback, "low-health", f"health {below(s.health, cfg['health.low'])} < {cfg['health.low']} "
+                                             f"after {s.uses} uses")
         elif s.freshness < cfg["health.stale_freshness"] and s.uses < cfg["health.stale_max_uses"]:
             found = ("deprecate", "stale", f"freshness {s.freshness:.2f} < {cfg['health.stale_freshness']} "
                                            f"with {s.uses} use(s) (< {int(cfg['health.stale_max_uses'])})")

@@ -241,7 +241,8 @@ def _match_row(rank: int, m: matching.Match) -> list[QTableWidgetItem]:
     return [_cell(str(rank), number=True), _cell(m.name, tip=m.description),
             _cell(m.found_by, tip=_found_tip(m)),
             _cell(words, number=True, tip=_words_tip(m)),
-            _cell(f"{m.similarity:.3f}", number=True, tip=_similarity_tip(m)),
+            _cell(f"{m.similarity:.3f}" if m.vector_rank is not None else NO_RANK, number=True,
+                  tip=_similarity_tip(m)),
             _cell(f"{m.relevance:.3f}", number=True, tip=_relevance_tip(m)),
             _cell(f"{m.prior:.3f}", number=True, tip=_prior_tip(m)),
             _cell(f"{m.score:.3f}", number=True, tip=_score_tip(m)),
@@ -269,6 +270,8 @@ def _words_tip(m: matching.Match) -> str:
 def _similarity_tip(m: matching.Match) -> str:
     if m.strategy == "keywords":
         return "vectors not used by this strategy"
+    if m.vector_rank is None:
+        return "not close enough to the query: under the library's background similarity"
     rank = f"; place {m.vector_rank} by similarity" if m.vector_rank is not None else ""
     return f"cosine similarity of the query and the skill's name and description: {m.similarity:.6f}{rank}"
 
