@@ -102,14 +102,7 @@ def _breakdown(m) -> str:
     if m.strategy == "product":
         return (f"similarity {m.similarity:.3f} × utility {m.utility:.3f} × freshness {m.freshness:.3f} "
                 f"= {m.score:.3f} (the seed's product)")
-    parts = []
-    if m.trigger:
-        parts.append("trigger pattern matched")
-    if m.lexical_rank is not None:
-        parts.append(f"words #{m.lexical_rank} (bm25 {m.bm25:.2f})")
-    if m.vector_rank is not None:
-        parts.append(f"vectors #{m.vector_rank} (similarity {m.similarity:.3f})")
-    return (f"{', '.join(parts)}: relevance {m.relevance:.3f} × prior {m.prior:.3f} "
+    return (f"{', '.join(m.evidence())}: relevance {m.relevance:.3f} × prior {m.prior:.3f} "
             f"(0.8 + 0.2 × utility {m.utility:.3f} × freshness {m.freshness:.3f}) = {m.score:.3f} "
             f"(found by {m.found_by})")
 

@@ -85,6 +85,18 @@ class Match:
     bm25: float = 0.0          # its full-text score (higher is better; 0 when not found)
     prior: float = 1.0         # the use prior the relevance was multiplied by
 
+    def evidence(self) -> list[str]:
+        """What found it, one phrase a signal: the trigger, its words' place and bm25, its vector's
+        place and similarity."""
+        parts = []
+        if self.trigger:
+            parts.append("trigger pattern matched the query")
+        if self.lexical_rank is not None:
+            parts.append(f"words #{self.lexical_rank} (bm25 {self.bm25:.2f})")
+        if self.vector_rank is not None:
+            parts.append(f"vectors #{self.vector_rank} (similarity {self.similarity:.3f})")
+        return parts
+
     @property
     def found_by(self) -> str:
         """Which signals found it, in words."""

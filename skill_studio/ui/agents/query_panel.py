@@ -250,14 +250,8 @@ def _match_row(rank: int, m: matching.Match) -> list[QTableWidgetItem]:
 
 
 def _found_tip(m: matching.Match) -> str:
-    parts = []
-    if m.trigger:
-        parts.append("its trigger pattern matched the query (ranked first)")
-    if m.lexical_rank is not None:
-        parts.append(f"the query's words found it (place {m.lexical_rank} in the full-text ranking)")
-    if m.vector_rank is not None:
-        parts.append(f"its vector is close to the query's (place {m.vector_rank} by similarity)")
-    return "; ".join(parts) or f"ranked by {STRATEGY_NAMES.get(m.strategy, m.strategy)}"
+    """Each signal that found it (a trigger match ranks first), or the strategy that ranked it."""
+    return "; ".join(m.evidence()) or f"ranked by {STRATEGY_NAMES.get(m.strategy, m.strategy)}"
 
 
 def _words_tip(m: matching.Match) -> str:
