@@ -8,7 +8,7 @@ imported into a fresh store and given a use history drawn at random (uses, succe
 a real library's skills are used unevenly, and a ranking must not let that outweigh relevance.
 
 Printed for each strategy of ``skill_studio.core.agents.matching`` and for the floor, plain BM25
-over name and description (SQLite FTS5, the query's words OR'd): recall@1, recall@5 and MRR
+over name and description (SQLite FTS5, every word of the query OR'd): recall@1, recall@5 and MRR
 over all requests, and MRR per kind. ``--show`` lists the requests the default strategy misses
 at 5. Figures only; nothing here asserts.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sqlite3
 import sys
 import tempfile
@@ -69,7 +70,7 @@ def plain_bm25(store: Store) -> sqlite3.Connection:
 
 
 def bm25_ranking(db: sqlite3.Connection, query: str) -> list[str]:
-    words = matching.keywords(query)
+    words = list(dict.fromkeys(w.casefold() for w in re.findall(r"\w+", query)))   # every word, as typed
     if not words:
         return []
     q = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)

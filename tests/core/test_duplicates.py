@@ -90,7 +90,7 @@ def test_the_health_plan_reports_duplicates_and_families(labelled):
 def test_names_written_differently_are_one_name():
     assert duplicates.name_words("Docker_Hub-Automation-v2") == ["docker", "hub", "automation"]
     assert duplicates.name_words("googleMaps") == ["google", "maps"]
-    pairs = [Pair("docx", "docx-2", 0.4), Pair("google-maps-automation", "google_maps-automation", 0.36)]
+    pairs = [Pair("docx", "docx-2", 0.45), Pair("google-maps-automation", "google_maps-automation", 0.42)]
     texts = {n: n for p in pairs for n in (p.a, p.b)}
     found = duplicates.classify(pairs, texts, list(texts)).duplicates
     assert [(d.a, d.reason) for d in found] == [("docx", duplicates.SAME_NAME),
@@ -102,3 +102,22 @@ def test_skills_about_different_things_are_not_duplicates_however_similar():
              "postgres-migrations": "postgres migrations: transactional ddl, concurrently"}
     verdicts = duplicates.classify([Pair("mysql-migrations", "postgres-migrations", 0.95)], texts, list(texts))
     assert verdicts.duplicates == [] and verdicts.families == []      # two are a pair, not a family
+
+
+def test_a_passing_mention_does_not_make_two_products_one(tmp_path_factory):
+    """Without the rest of its family, Zoho Books beside Zoho Invoice (which says "Zoho Books"
+    once, in passing) is still no merge suggestion; the same product named twice still is."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("subset")
+    for name in ("zoho-books-automation", "zoho-invoice-automation", "google-maps-automation",
+                 "googlemaps-automation", "docx", "word-docx", "csv-cleaner", "tidy-csv-data",
+                 "kubernetes-pod-debugging", "terraform-plan-review"):
+        if (FIXTURES / "near_duplicates" / "skills" / name).is_dir():
+            shutil.copytree(FIXTURES / "near_duplicates" / "skills" / name, root / "skills" / name)
+    store = Store(root / "s.db")
+    import_paths(store, [root / "skills"])
+    found = {tuple(sorted((d.a, d.b))) for d in _verdicts(store).duplicates}
+    assert ("zoho-books-automation", "zoho-invoice-automation") not in found
+    assert ("google-maps-automation", "googlemaps-automation") in found and ("docx", "word-docx") in found
+    store.close()

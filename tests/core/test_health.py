@@ -97,7 +97,11 @@ def test_a_skill_never_used_is_never_degraded_for_a_drop(store):
 def test_runs_kept_without_use_counts_are_not_evidence(store):
     store.save_health_run({}, {}, [("a", 0, 0, 0, 0, 0.4)], at=scores.format_time(NOW - timedelta(days=9)))
     _runs(store, (4, {"a": (0.4, 8)}))
-    assert _drops(store, [sk("a", health_=0.4, uses=9)]) == []
+    assert _drops(store, [sk("a", health_=0.4, uses=9)]) == []        # two runs that count: not enough
+    # Nor do they stand in the way of the runs that do count.
+    store.save_health_run({}, {}, [("b", 0, 0, 0, 0, 0.4)], at=scores.format_time(NOW - timedelta(days=60)))
+    _runs(store, (20, {"b": (0.4, 10)}), (10, {"b": (0.4, 12)}))
+    assert _drops(store, [sk("b", health_=0.4, uses=15)]) == ["b"]
 
 
 def test_a_failing_skill_is_degraded_whatever_its_freshness_and_stands_below_an_unused_one(store):
@@ -125,6 +129,16 @@ def test_failing_rule_at_its_boundary(store, uses, rate, expected):
     s = SkillHealth("a", Origin.LLM, Lifecycle.RELEASED, TrustTier.PROVISIONAL, False, uses, 0.3, 0.0, 1.0,
                     1 - rate, 0.55, health.is_failing(uses, rate, CFG))
     assert [a.action for a in plan(store, [s])] == ([expected] if expected else [])
+
+
+@pytest.mark.parametrize("state, why", [(Lifecycle.CANDIDATE, "candidate: only a verified or released skill is "
+                                                              "moved to degrade"),
+                                        (Lifecycle.DEGRADED, "already degraded")])
+def test_a_failing_skill_is_degraded_only_from_verified_or_released(store, state, why):
+    s = SkillHealth("a", Origin.LLM, state, TrustTier.UNTRUSTED, False, 8, 0.1, 0.0, 1.0, 0.8, 0.45, True)
+    (action,) = plan(store, [s])
+    assert (action.action, action.rule, action.applies) == ("degrade", "failing", False)
+    assert action.reason.endswith(why)
 
 
 def test_only_unpinned_llm_skills_are_moved_by_default(store):

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from skill_studio.core.agents import matching
-from skill_studio.core.agents.prompt import available_skills_block, skill_md_location
+from skill_studio.core.agents.prompt import available_skills_block, skill_md_location, with_warning
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.agents.query_panel import COLUMNS, QueryPanel
 from skill_studio.ui.settings import StudioSettings
@@ -122,11 +122,14 @@ def test_copy_prompt_block_of_the_gated_set(panel, seeded_store):
     from skill_studio.core.agents import matching
 
     block = panel.copy_prompt()
-    gated = [seeded_store.get(n) for n in matching.gated(seeded_store)]
-    expected = available_skills_block([(s.name, s.description, skill_md_location(s)) for s in gated
-                                       if skill_md_location(s)])
+    entries = [e for e in matching.gate(seeded_store) if e.passed]
+    gated = [seeded_store.get(e.name) for e in entries]
+    warnings = {e.name: e.warning for e in entries}
+    assert any(warnings.values())     # the samples hold a degraded skill: its warning travels with it
+    expected = available_skills_block([(s.name, with_warning(s.description, warnings[s.name]),
+                                        skill_md_location(s)) for s in gated if skill_md_location(s)])
     assert panel.copied == [block] and block == expected and block.count("<skill>") == len(gated)
-    assert "python-test-writer" not in block
+    assert "python-test-writer" not in block and "(Warning: degraded: shown with a warning)" in block
     assert f"Copied the prompt block of {len(gated)} skill(s)" in panel.status.text()
 
 

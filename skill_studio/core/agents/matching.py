@@ -2,8 +2,8 @@
 
 Relevance comes first. Two signals say how much a skill is about a query:
 
-- **lexical**: the query's words (stop words dropped; each longer word also as its stem, so
-  "invoices" finds "invoice" and "invoicing") ranked by the full-text index's bm25 over name,
+- **lexical**: the query's words (stop words dropped; each also in the other forms the library
+  uses, so "invoices" finds "invoice" and "invoicing") ranked by the full-text index's bm25 over name,
   description, tags, trigger pattern and body, the first four weighted above the body (SQLite FTS5);
 - **vectors**: the cosine similarity of the query's vector (core.health.embedding) with each
   skill's card (its name and description: what an agent sees before loading one), with the
@@ -40,8 +40,8 @@ from datetime import datetime
 import numpy as np
 import regex
 
-from skill_studio.core.agents.gate import gate_reason, store_verdicts
-from skill_studio.core.health import scores
+from skill_studio.core.agents.gate import gate_reason, gate_warning
+from skill_studio.core.health import checks, scores
 from skill_studio.core.health.embedding import STOP_WORDS, Embedder, HashedTfidfEmbedder
 from skill_studio.core.model import UNSEARCHED_STATES, Lifecycle
 from skill_studio.core.store import Store
@@ -54,15 +54,17 @@ NOISE_Z = 3.0               # others: a card this many deviations above the back
 MIN_BACKGROUND = 20         # skills it takes to tell the background
 CENTRE_PRIOR = 50.0         # as core.health.similarity: n / (n + 50) of the mean card is taken out
 TEXT_CANDIDATES = 200       # full-text hits read before ranking
+MIN_COMMON = 50             # a word in fewer skills than this is never too common to rank by
 RANK_DEPTH = 50             # fused: a skill ranked past this in both signals is not about the query
 LEXICAL_FLOOR = 0.25        # a hit of the words alone under this share of the best hit's bm25 is left out
 FUSION_K = 10               # reciprocal rank fusion: 1 / (FUSION_K + rank)
-VECTOR_WEIGHT = 0.25        # fused: the built-in embedder's vectors weigh a quarter of the words' ranking
+VECTOR_WEIGHT = 0.5         # fused: the built-in embedder's similarity weighs half the words' bm25
 PRIOR_FLOOR = 0.8           # score = relevance × (PRIOR_FLOOR + (1 - PRIOR_FLOOR) × utility × freshness)
 TRIGGER_SECONDS = 0.02      # the most one trigger pattern may take on a query
 MAX_TRIGGER_QUERY = 1000    # characters of the query trigger patterns see
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "ly", "s")
+_SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "es", "ed", "s")
+FORM_LETTERS = 4            # a form of a word is its stem and at most this many letters
 
 
 @dataclass(frozen=True)
@@ -126,15 +128,20 @@ class GateEntry:
     warning: str | None
 
 
+#: Words of a request that say who asks and how, never what about: question words, pronouns, please.
+REQUEST_WORDS = frozenset("what how why who whom whose where i i'm me my mine we our ours us please".split())
+
+
 def keywords(query: str) -> list[str]:
-    """The query's words, lower case, stop words dropped, each once, in order."""
+    """The query's words, lower case, stop words and REQUEST_WORDS dropped, each once, in order."""
     words = [w.casefold() for w in _WORD.findall(query or "")]
-    return list(dict.fromkeys(w for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())))
+    return list(dict.fromkeys(w for w in words if w not in STOP_WORDS and w not in REQUEST_WORDS
+                              and (len(w) > 1 or w.isdigit())))
 
 
 def stem(word: str) -> str:
     """A word less a common English ending, kept at 4 letters or more ("invoices" -> "invoic",
-    "extracting" -> "extract"): searched as a prefix, it finds the word's other forms."""
+    "extracting" -> "extract"): the words that begin with it are the word's other forms."""
     if not word.isalpha():
         return word
     for suffix in _SUFFIXES:
@@ -162,10 +169,7 @@ class _Library:
         self.lifecycle = [r[3] for r in rows]
         self.hash = [r[10] for r in rows]
         self.utility = np.array([r[7] for r in rows], dtype=np.float64)
-        verdicts = store_verdicts(store)
-        gate = [verdicts.get(r[0]) or (gate_reason(r[3], r[4], r[5], r[6]), None) for r in rows]
-        self.reason = [g[0] for g in gate]
-        self.warning = [g[1] for g in gate]
+        self.reason = [gate_reason(r[3], r[4], r[5], r[6]) for r in rows]
         self.archived = np.array([Lifecycle(r[3]) in UNSEARCHED_STATES for r in rows], dtype=bool)
         refs = []
         for r in rows:
@@ -173,13 +177,32 @@ class _Library:
             refs.append(t.timestamp() if t else math.nan)
         self.used = np.array(refs, dtype=np.float64)    # last use, else creation (unix seconds)
         self.half_life = float(store.setting("scores.half_life_days", scores.HALF_LIFE_DAYS))
+        self.warning = self._warnings(rows, checks.settings(store), scores.utcnow())
         self._triggers: list | None = None
         self.docs: dict[str, int] = {}                  # word -> skills holding it (full-text index)
+        self.forms: dict[str, list[tuple[str, int]]] = {}   # stem -> [(word, skills holding it)]
         # Card vectors: (model, {(name, content hash): row}, matrix), kept for the next state;
         # and what a query needs (see vectors).
         self._raw: tuple[str, dict[tuple[str, str], int], np.ndarray] | None = \
             earlier._raw if earlier is not None else None
         self._vectors: tuple | None = None
+
+    def _warnings(self, rows: list[tuple], cfg: dict, now: datetime) -> list[str | None]:
+        """The gate's warning of every skill (core.agents.gate.judge), the health of all of them
+        computed at once: only the few with a reason to be warned about are looked at one by one."""
+        n = len(rows)
+        success = np.array([r[6] for r in rows], dtype=np.float64)
+        uses = np.array([r[11] for r in rows], dtype=np.int64)
+        health = checks.health_score(self.utility, np.array([r[12] for r in rows], dtype=np.float64),
+                                     self.freshness(now), 1.0 - success, cfg)
+        passed = np.array([reason is None for reason in self.reason], dtype=bool)
+        degraded = np.array([r[3] == Lifecycle.DEGRADED.value for r in rows], dtype=bool)
+        used = uses >= cfg["health.low_min_uses"]
+        maybe = passed & (degraded | (used & ((success < cfg["health.failing_rate"]) | (health < cfg["health.low"]))))
+        out: list[str | None] = [None] * n
+        for i in np.flatnonzero(maybe).tolist():
+            out[i] = gate_warning(rows[i][3], int(uses[i]), float(success[i]), float(health[i]), cfg)
+        return out
 
     def freshness(self, now: datetime) -> np.ndarray:
         days = np.maximum(0.0, (now.timestamp() - self.used) / 86400.0)
@@ -277,7 +300,7 @@ def match(store: Store, query: str, limit: int = 10, strategy: str = DEFAULT_STR
     now = now or scores.utcnow()
     lib = _library(store)
     fresh = lib.freshness(now)
-    sims = {} if strategy == "keywords" else \
+    sims, floor = ({}, MIN_SIMILARITY) if strategy == "keywords" else \
         _similarities(lib, query, embedder, MIN_SIMILARITY if strategy == "product" else None)
     words: dict[int, float] = {}
     triggered: set[int] = set()
@@ -288,7 +311,7 @@ def match(store: Store, query: str, limit: int = 10, strategy: str = DEFAULT_STR
     if strategy == "product":
         found = _product(lib, sims, fresh)
     else:
-        found = _ranked(lib, strategy, words, sims, triggered, fresh)
+        found = _ranked(lib, strategy, words, sims, triggered, fresh, floor)
     result = MatchResult(query, strategy)
     if slow:
         result.note = "trigger pattern too slow, skipped: " + ", ".join(slow[:5])
@@ -299,22 +322,27 @@ def match(store: Store, query: str, limit: int = 10, strategy: str = DEFAULT_STR
     return result
 
 
-def _similarities(lib: _Library, query: str, embedder: Embedder, floor: float | None = None) -> dict[int, float]:
-    """{row: cosine similarity} of the skills above ``floor`` (by default, above the background
-    of the library: see _floor) to the query."""
+def _similarities(lib: _Library, query: str, embedder: Embedder,
+                  floor: float | None = None) -> tuple[dict[int, float], float]:
+    """({row: cosine similarity} of the skills above ``floor`` to the query, the floor): by
+    default the floor is the library's background (see _floor)."""
     rows, m, shift, norms = lib.vectors(embedder)
     if not len(rows):
-        return {}
+        return {}, floor or MIN_SIMILARITY
     q = embedder.embed([query])[0].astype(np.float32) - shift
     size = float(np.linalg.norm(q))
     if size == 0:
-        return {}
+        return {}, floor or MIN_SIMILARITY
     q /= size
     dots = m @ q
     dots -= np.float32(shift @ q)
     sims = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
-    keep = np.flatnonzero(sims > _floor(sims) if floor is None else sims > floor)
-    return dict(zip(rows[keep].tolist(), sims[keep].astype(float).tolist()))
+    background = floor is None
+    floor = _floor(sims) if floor is None else floor
+    keep = np.flatnonzero(sims > floor)
+    if background and len(keep) > RANK_DEPTH:     # past RANK_DEPTH a place counts for nothing
+        keep = keep[np.argpartition(-sims[keep], RANK_DEPTH - 1)[:RANK_DEPTH]]
+    return dict(zip(rows[keep].tolist(), sims[keep].astype(float).tolist())), floor
 
 
 def _floor(sims: np.ndarray) -> float:
@@ -329,10 +357,28 @@ def _floor(sims: np.ndarray) -> float:
 
 
 def _bm25(store: Store, lib: _Library, query: str) -> dict[int, float]:
-    """{row: bm25 score (higher is better)} of the skills the query's words (or their stems) find."""
-    words = _telling(store, lib, keywords(query))
-    terms = list(dict.fromkeys(stem(w) + "*" if stem(w) != w else w for w in words))
+    """{row: bm25 score (higher is better)} of the skills the query's words, or other forms of
+    them, find."""
+    terms = []
+    for w in _telling(store, lib, keywords(query)):
+        terms.append(w)
+        terms += _forms(store, lib, w)
+    terms = list(dict.fromkeys(terms))
     return {lib.row[n]: -rank for n, rank in store.text_matches(terms, TEXT_CANDIDATES) if n in lib.row}
+
+
+def _forms(store: Store, lib: _Library, word: str) -> list[str]:
+    """Other forms of ``word`` the library uses: words that begin with its stem and are at most
+    FORM_LETTERS longer ("invoices" -> invoice, invoicing; not "tablespoon" for "tables"), less
+    those in more than half the skills (they would rank most of the library and say nothing)."""
+    root = stem(word)
+    if root == word:
+        return []
+    if root not in lib.forms:
+        lib.forms.update(store.term_forms([root]))
+    common = max(MIN_COMMON, len(lib.names) // 2)
+    return [t for t, docs in lib.forms.get(root, []) if t != word and len(t) <= len(root) + FORM_LETTERS
+            and docs <= common]
 
 
 def _triggered(lib: _Library, query: str) -> tuple[set[int], list[str]]:
@@ -360,26 +406,37 @@ def _ranks(values: dict[int, float], lib: _Library) -> dict[int, int]:
 
 
 def _ranked(lib: _Library, strategy: str, words: dict[int, float], sims: dict[int, float],
-            triggered: set[int], fresh: np.ndarray) -> list[Match]:
-    """The relevance-first ranking: relevance from the signals the strategy uses (reciprocal rank
-    fusion, scaled so that first in every signal is 1.0), times the bounded use prior; trigger
-    matches first."""
+            triggered: set[int], fresh: np.ndarray, floor: float) -> list[Match]:
+    """The relevance-first ranking: relevance from the signals the strategy uses, each as a share
+    of its best hit (bm25 over the best bm25; similarity above the background over the best's),
+    weighted and summed so that the best in every signal is 1.0; times the bounded use prior;
+    trigger matches first (a trigger match found by no signal has relevance 1.0)."""
     if words:   # words alone that score a small share of the best hit's bm25 are not about the query
         top = max(words.values())
         words = {i: v for i, v in words.items() if v >= LEXICAL_FLOOR * top or i in sims}
     lexical, vector = _ranks(words, lib), _ranks(sims, lib)
-    signals = [(r, w) for r, w, on in ((lexical, 1.0, strategy != "vectors"),
-                                       (vector, VECTOR_WEIGHT if strategy == "fused" else 1.0, strategy != "keywords"))
-               if on]
-    best = sum(w for _, w in signals) / (FUSION_K + 1)
+    best_words = max(words.values(), default=0.0)
+    best_sim = max(sims.values(), default=0.0)
+    weights = (1.0 if strategy != "vectors" else 0.0,
+               0.0 if strategy == "keywords" else VECTOR_WEIGHT if strategy == "fused" else 1.0)
+
+    def share(i: int) -> float:
+        parts = (words.get(i, 0.0) / best_words if best_words > 0 else 0.0,
+                 (sims[i] - floor) / (best_sim - floor) if i in sims and best_sim > floor else 0.0)
+        used = [w for w, on in zip(weights, (bool(words), bool(sims))) if on and w]
+        return sum(w * x for w, x in zip(weights, parts)) / sum(used) if used else 0.0
+
     out = []
     for i in set(triggered) | set(lexical) | set(vector):
         if lib.archived[i]:
             continue
-        places = [(r[i], w) for r, w in signals if i in r and r[i] <= RANK_DEPTH]
-        if not places and i not in triggered:
+        in_depth = (lexical.get(i, RANK_DEPTH + 1) <= RANK_DEPTH and weights[0]) or \
+                   (vector.get(i, RANK_DEPTH + 1) <= RANK_DEPTH and weights[1])
+        if strategy == "fused" and i not in lexical and sims.get(i, 0.0) < MIN_SIMILARITY:
+            in_depth = False     # no word in common and only faintly similar: not about the query
+        if not in_depth and i not in triggered:
             continue
-        relevance = sum(w / (FUSION_K + p) for p, w in places) / best
+        relevance = share(i) if in_depth else 1.0
         utility, f = float(lib.utility[i]), float(fresh[i])
         p = prior(utility, f)
         out.append(Match(lib.names[i], lib.description[i], strategy, round(sims.get(i, 0.0), 6), utility,
@@ -404,19 +461,20 @@ def _product(lib: _Library, sims: dict[int, float], fresh: np.ndarray) -> list[M
 
 
 def _telling(store: Store, lib: _Library, words: list[str], keep: int = 8) -> list[str]:
-    """The query's words that say most: a word in more than a fifth of the skills is dropped
-    when rarer ones remain (ranking by it would read most of the index), then the ``keep``
-    rarest are kept."""
-    if len(words) <= 2:
+    """The query's words that say something: a word in more than half the skills says next to
+    nothing (bm25 gives it almost no weight) and would make the index rank most of the library,
+    so it is dropped; so is a word in more than a fifth of them when rarer ones remain. Then the
+    ``keep`` rarest are kept. A word in fewer than MIN_COMMON skills is never dropped."""
+    if not words:
         return words
     unknown = [w for w in words if w not in lib.docs]
     if unknown:   # counted once per library state (typing a query asks again and again)
         found = store.term_documents(unknown)
         lib.docs.update({w: found.get(w, 0) for w in unknown})
     docs = lib.docs
-    common = max(50, len(lib.names) // 5)
-    rare = [w for w in words if docs.get(w, 0) <= common]
-    return sorted(rare, key=lambda w: docs.get(w, 0))[:keep] if rare else words[:keep]
+    said = [w for w in words if docs.get(w, 0) <= max(MIN_COMMON, len(lib.names) // 2)]
+    rare = [w for w in said if docs.get(w, 0) <= max(MIN_COMMON, len(lib.names) // 5)]
+    return sorted(rare or said, key=lambda w: docs.get(w, 0))[:keep]
 
 
 def gate(store: Store, names: list[str] | None = None) -> list[GateEntry]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from skill_studio.core.health import scores
 from skill_studio.core.model import SHELVED_STATES, Lifecycle, Origin, TrustTier
@@ -53,7 +54,8 @@ def redundancy(max_similarity: float, floor: float = 0.6) -> float:
     return min(1.0, max(0.0, (max_similarity - floor) / (1.0 - floor)))
 
 
-def health_score(utility: float, redundancy_: float, freshness: float, failure_risk: float, cfg: Mapping) -> float:
+def health_score(utility: Any, redundancy_: Any, freshness: Any, failure_risk: Any, cfg: Mapping) -> Any:
+    """The §4 health of one skill (floats) or of many at once (numpy arrays)."""
     return (utility * cfg["health.weight_utility"] + (1 - redundancy_) * cfg["health.weight_redundancy"]
             + freshness * cfg["health.weight_freshness"] + (1 - failure_risk) * cfg["health.weight_failure"])
 
@@ -104,7 +106,8 @@ class SkillHealth:
     def why(self) -> str:
         """One line on what the band rests on."""
         if self.failing:
-            return (f"fails most of its uses: success rate {1 - self.failure_risk:.3g} after {self.uses} uses; "
+            rate = below(1 - self.failure_risk, DEFAULTS["health.failing_rate"])
+            return (f"fails most of its uses: success rate {rate} after {self.uses} uses; "
                     f"its health {self.health:.2f} still counts freshness and uniqueness, so the band says failing")
         if self.uses == 0:
             return f"never used: health {self.health:.2f} rests on the prior success rate and freshness"
@@ -177,7 +180,10 @@ def _movable(s: SkillHealth, action: str, cfg: dict) -> tuple[bool, str]:
     if cfg["health.only_llm"] and s.origin != Origin.LLM:
         return False, f"{s.origin.value} skill: reported, not moved"
     if s.lifecycle not in MOVES[action]:
-        return False, f"already {s.lifecycle.value}"
+        if s.lifecycle in MOVES[action].values():
+            return False, f"already {s.lifecycle.value}"
+        states = " or ".join(state.value for state in MOVES[action])
+        return False, f"{s.lifecycle.value}: only a {states} skill is moved to {action}"
     return True, ""
 
 
@@ -195,9 +201,9 @@ def plan(store: Store, skills: list[SkillHealth], pairs: Iterable = (), *, now: 
             continue
         found = None
         fallback = "degrade" if s.lifecycle in MOVES["degrade"] else "deprecate"
-        if s.failing:
+        if s.failing:    # degraded if verified or released; in any other state reported, not moved
             rate = below(1 - s.failure_risk, cfg["health.failing_rate"])
-            found = (fallback, "failing", f"success rate {rate} < {cfg['health.failing_rate']} after {s.uses} uses")
+            found = ("degrade", "failing", f"success rate {rate} < {cfg['health.failing_rate']} after {s.uses} uses")
         elif s.health < cfg["health.low"] and s.uses >= cfg["health.low_min_uses"]:
             found = (fallback, "low-health", f"health {below(s.health, cfg['health.low'])} < {cfg['health.low']} "
                                              f"after {s.uses} uses")
@@ -239,9 +245,11 @@ def _trails(store: Store, skills: list[SkillHealth], now: datetime, cfg: dict) -
     if not names:
         return {}
     window = timedelta(days=max(90.0, 4 * float(cfg["health.sustained_days"])))
-    out = {}
+    out: dict[str, list[Run]] = {}
     for name, rows in store.health_trail(names, scores.format_time(now - window)).items():
-        runs = [(t, h, u) for at, h, u in rows if (t := scores.parse_time(at)) is not None and t <= now]
+        # A run kept before use counts were is no evidence either way: it is left out.
+        runs: list[Run] = [(t, h, u) for at, h, u in rows
+                           if u is not None and (t := scores.parse_time(at)) is not None and t <= now]
         if runs:
             out[name] = runs
     return out

@@ -28,14 +28,20 @@ not what it is about: they are left out.
 from __future__ import annotations
 
 import re
+import weakref
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from skill_studio.core.health.embedding import STOP_WORDS
 from skill_studio.core.health.similarity import Pair
 
+#: The most similar pairs of each skill that are judged.
+PER_SKILL = 8
 #: Pairs less similar than this are not compared at all.
-CANDIDATE_FLOOR = 0.35
+CANDIDATE_FLOOR = 0.4
+#: Texts at least this similar are one skill whatever one name says that the other does not.
+SAME_TEXT = 0.9
 #: A pair differing in subject at least this similar shares a template.
 FAMILY_SIMILARITY = 0.45
 #: A name word in at least this many names (and this share of them) says the kind, not the subject.
@@ -46,12 +52,16 @@ ROLE_WORDS = frozenset("""assistant automation builder creator expert generator 
 pro skill skills tool toolkit tools utility utils workflow writer""".split())
 
 SAME_NAME = "the same name written differently"
+ABOVE_THRESHOLD = "same subject, above the near-duplicate threshold"
 
 _SPLIT = re.compile(r"[^0-9a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _VERSION = re.compile(r"v?\d+")
 _TEXT_WORD = re.compile(r"[0-9a-z]+")
-_ENDINGS = ("ations", "ation", "ions", "ion", "ings", "ing", "ers", "er", "ies", "es", "ed", "s")
+_ENDINGS = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "es", "ed", "s")
+_AGENT_ENDINGS = ("ers", "er")
+FORM_LETTERS = 4     # a form of a word is its stem and at most this many letters
+MENTIONS = 2         # a text that says a word fewer times is not about it
 
 
 @dataclass(frozen=True)
@@ -96,23 +106,34 @@ def _stem(word: str) -> str:
     for ending in _ENDINGS:
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             return word[:-len(ending)]
+    for ending in _AGENT_ENDINGS:     # "cleaner" -> "clean"; a short stem ("serv", "paper") is no stem
+        if word.endswith(ending) and len(word) - len(ending) >= 5:
+            return word[:-len(ending)]
     return word
 
 
-class _Subjects:
-    """Each skill's subject words (its name's, less the library's common ones) and its text's words."""
+def common_name_words(names: Iterable[str]) -> frozenset[str]:
+    """Words in so many skill names that they say the kind of skill, not its subject (at least
+    COMMON_NAMES names and COMMON_SHARE of them)."""
+    counts: dict[str, int] = {}
+    total = 0
+    for name in names:
+        total += 1
+        for w in set(name_words(name)):
+            counts[w] = counts.get(w, 0) + 1
+    least = max(COMMON_NAMES, int(COMMON_SHARE * total))
+    return frozenset(w for w, c in counts.items() if c >= least)
 
-    def __init__(self, names: Iterable[str], texts: dict[str, str]):
-        names = list(names)
-        self.words = {n: name_words(n) for n in names}
-        counts: dict[str, int] = {}
-        for ws in self.words.values():
-            for w in set(ws):
-                counts[w] = counts.get(w, 0) + 1
-        common = max(COMMON_NAMES, int(COMMON_SHARE * len(names)))
-        self.common = {w for w, c in counts.items() if c >= common}
-        self.texts = {n: set(_TEXT_WORD.findall(t.lower())) for n, t in texts.items()}
-        self._prefixes: dict[str, list[str]] = {}
+
+class _Subjects:
+    """Each compared skill's subject words (its name's, less common, role and stop words) and the
+    words of its text."""
+
+    def __init__(self, common: frozenset[str], texts: dict[str, str]):
+        self.common = common
+        self.words = {n: name_words(n) for n in texts}
+        self.texts = {n: Counter(_TEXT_WORD.findall(t.lower())) for n, t in texts.items()}
+        self._said_cache: dict[tuple[str, str], bool] = {}
 
     def compact(self, name: str) -> str:
         return "".join(self.words[name])
@@ -121,34 +142,66 @@ class _Subjects:
         return bool(self.words[a]) and self.compact(a) == self.compact(b)
 
     def _said(self, word: str, other: str) -> bool:
-        """``word`` is in the other's name (as a word or within a joined-up one) or its text."""
+        key = (word, other)
+        found = self._said_cache.get(key)
+        if found is None:
+            found = self._said_cache[key] = self._says(word, other)
+        return found
+
+    def _says(self, word: str, other: str) -> bool:
+        """``word`` is in the other's name (as a word or within a joined-up one), or its text says
+        it or a form of it (its stem and at most FORM_LETTERS more letters: "invoices",
+        "invoicing") at least MENTIONS times: a passing mention ("for bills you need Zoho Books")
+        does not make a skill about something."""
         if word in self.words[other] or (len(word) >= 4 and word in self.compact(other)):
             return True
+        text = self.texts.get(other, Counter())
         stem = _stem(word)
-        text = self.texts.get(other, set())
-        if len(stem) < 3:
-            return word in text
-        return word in text or any(t.startswith(stem) for t in text)
+        if len(stem) < 4:
+            return text[word] >= MENTIONS
+        return sum(n for t, n in text.items() if t.startswith(stem) and len(t) <= len(stem) + FORM_LETTERS) >= MENTIONS
 
-    def _subject(self, name: str) -> list[str]:
+    def subject(self, name: str) -> list[str]:
         return [w for w in self.words[name] if w not in self.common and w not in ROLE_WORDS and w not in STOP_WORDS]
 
     def shared(self, a: str, b: str) -> list[str]:
         """Subject words of ``a``'s name that ``b``'s name has too (as a word, stem or within a joined-up one)."""
-        other = {_stem(w) for w in self._subject(b)}
-        return [w for w in self._subject(a) if _stem(w) in other or (len(w) >= 4 and w in self.compact(b))]
+        other = {_stem(w) for w in self.subject(b)}
+        return [w for w in self.subject(a) if _stem(w) in other or (len(w) >= 4 and w in self.compact(b))]
+
+    def narrower(self, a: str, b: str) -> bool:
+        """One name's subject is the other's with more words ("quickbooks" and "quickbooks-online")."""
+        sa, sb = self.subject(a), self.subject(b)
+        return bool(sa) and bool(sb) and (len(self.shared(a, b)) == len(sa) or len(self.shared(b, a)) == len(sb))
 
     def unsaid(self, a: str, b: str) -> list[str]:
         """Subject words of ``a``'s name that ``b`` never says."""
-        return [w for w in self._subject(a) if not self._said(w, b)]
+        return [w for w in self.subject(a) if not self._said(w, b)]
+
+    def apart(self, a: str, b: str, similarity: float) -> list[str]:
+        """What keeps two very similar skills from being one: the words of :meth:`differ`; or,
+        when only one names a thing the other hardly says ("books" beside Zoho Invoice), that
+        word, unless one name is the other's with more words ("quickbooks-online") or the texts
+        are all but the same (SAME_TEXT)."""
+        only_a, only_b = self.unsaid(a, b), self.unsaid(b, a)
+        if (only_a and only_b) or ((only_a or only_b) and not self.narrower(a, b) and similarity < SAME_TEXT):
+            return only_a + only_b
+        return []
+
+    def differ(self, a: str, b: str) -> list[str]:
+        """The words showing ``a`` and ``b`` are about different things: each name has a subject
+        word the other never says (empty when they are not)."""
+        only_a, only_b = self.unsaid(a, b), self.unsaid(b, a)
+        return only_a + only_b if only_a and only_b else []
 
 
-def classify(pairs: Iterable[Pair], texts: dict[str, str], names: Iterable[str], *,
+def classify(pairs: Iterable[Pair], texts: dict[str, str], names: Iterable[str] | frozenset[str], *,
              threshold: float = 0.75) -> Verdicts:
     """Duplicates and families among candidate ``pairs`` (similarity at least CANDIDATE_FLOOR,
     best first); ``texts`` holds each compared skill's text (name, description, body) and
-    ``names`` every skill of the library (for the words common to names)."""
-    subjects = _Subjects(names, texts)
+    ``names`` every skill of the library (for the words common to names), or those words."""
+    common = names if isinstance(names, frozenset) else common_name_words(names)
+    subjects = _Subjects(common, texts)
     out = Verdicts()
     siblings: list[tuple[Pair, list[str]]] = []
     open_pairs: list[Pair] = []
@@ -158,9 +211,8 @@ def classify(pairs: Iterable[Pair], texts: dict[str, str], names: Iterable[str],
         if subjects.same_name(p.a, p.b):
             out.duplicates.append(Duplicate(p.a, p.b, p.similarity, SAME_NAME))
             continue
-        only_a, only_b = subjects.unsaid(p.a, p.b), subjects.unsaid(p.b, p.a)
-        if only_a and only_b:     # each is about something the other never says
-            differ = only_a + only_b
+        differ = subjects.differ(p.a, p.b)
+        if differ:     # each is about something the other never says
             if p.similarity >= FAMILY_SIMILARITY:
                 siblings.append((p, differ))
             continue
@@ -172,13 +224,16 @@ def classify(pairs: Iterable[Pair], texts: dict[str, str], names: Iterable[str],
                 best[x] = (p.similarity, y)
     for p in open_pairs:
         if p.similarity >= threshold:
-            out.duplicates.append(Duplicate(p.a, p.b, p.similarity, "same subject, above the near-duplicate threshold"))
+            if not subjects.apart(p.a, p.b, p.similarity):
+                out.duplicates.append(Duplicate(p.a, p.b, p.similarity, ABOVE_THRESHOLD))
         elif best[p.a][1] == p.b and best[p.b][1] == p.a and subjects.shared(p.a, p.b):
             out.duplicates.append(Duplicate(p.a, p.b, p.similarity, "each is the other's most similar skill, "
                                             f"both named for {', '.join(subjects.shared(p.a, p.b))}"))
     out.families = _families(siblings)
     family = {n: k for k, f in enumerate(out.families) for n in f.members}
-    out.duplicates = [d for d in out.duplicates if d.reason == SAME_NAME or family.get(d.a, -1) != family.get(d.b, -2)]
+    # Two members of one family are merge suggestions only when named for the same thing.
+    out.duplicates = [d for d in out.duplicates if family.get(d.a, -1) != family.get(d.b, -2)
+                      or d.reason == SAME_NAME or subjects.narrower(d.a, d.b)]
     out.duplicates.sort(key=lambda d: (-d.similarity, d.a, d.b))
     return out
 
@@ -210,20 +265,54 @@ def _families(siblings: list[tuple[Pair, list[str]]]) -> list[Family]:
     return families
 
 
+_COMMON: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # store -> (state, common words)
+
+
+def library_common_words(store) -> frozenset[str]:
+    """:func:`common_name_words` of a store's skills, kept while the store stays the same."""
+    key = store.match_state()
+    kept = _COMMON.get(store)
+    if kept is not None and key is not None and kept[0] == key:
+        return kept[1]
+    common = common_name_words(store.names())
+    if key is not None:
+        _COMMON[store] = (key, common)
+    return common
+
+
+def _texts(store, names: list[str]) -> dict[str, str]:
+    from skill_studio.core.health.embedding import MAX_CONTENT
+
+    return {r[0]: f"{r[0]}\n{r[2]}\n{r[3]}" for r in store.embedding_inputs(names, MAX_CONTENT)}
+
+
+def closest(candidates: Iterable[Pair], per_skill: int = PER_SKILL) -> list[Pair]:
+    """The pairs among each skill's ``per_skill`` most similar (a pair stays when it is among
+    either skill's), best first: a family of a thousand skills from one template is a million
+    pairs, and its members' closest few tie it together as well."""
+    kept: list[Pair] = []
+    seen: dict[str, int] = {}
+    for p in sorted(candidates, key=lambda p: -p.similarity):
+        if seen.get(p.a, 0) < per_skill or seen.get(p.b, 0) < per_skill:
+            kept.append(p)
+        seen[p.a] = seen.get(p.a, 0) + 1
+        seen[p.b] = seen.get(p.b, 0) + 1
+    return kept
+
+
 def judge(store, candidates: list[Pair], *, threshold: float = 0.75) -> Verdicts:
-    """:func:`classify` on a store's candidate pairs, reading the texts of the skills they name."""
-    from skill_studio.core.health.embedding import MAX_CONTENT
-
+    """:func:`classify` on a store's candidate pairs (each skill's closest few, see
+    :func:`closest`), reading the texts of the skills they name."""
+    candidates = closest(candidates)
     involved = sorted({n for p in candidates for n in (p.a, p.b)})
-    texts = {r[0]: f"{r[0]}\n{r[2]}\n{r[3]}" for r in store.embedding_inputs(involved, MAX_CONTENT)}
-    return classify(candidates, texts, store.names() if involved else [], threshold=threshold)
+    if not involved:
+        return Verdicts()
+    return classify(candidates, _texts(store, involved), library_common_words(store), threshold=threshold)
 
 
-def different_subjects(store, a: str, b: str) -> list[str]:
-    """The words that show ``a`` and ``b`` are about different things (empty when they are not)."""
-    from skill_studio.core.health.embedding import MAX_CONTENT
-
-    texts = {r[0]: f"{r[0]}\n{r[2]}\n{r[3]}" for r in store.embedding_inputs([a, b], MAX_CONTENT)}
-    subjects = _Subjects(store.names(), texts)
-    only_a, only_b = subjects.unsaid(a, b), subjects.unsaid(b, a)
-    return only_a + only_b if only_a and only_b else []
+def different_subjects(store, a: str, others: dict[str, float]) -> dict[str, list[str]]:
+    """For each of ``others`` ({name: similarity to ``a``}), the words that keep it and ``a`` from
+    being one skill (:meth:`_Subjects.apart`; empty when nothing does)."""
+    subjects = _Subjects(library_common_words(store), _texts(store, [a, *others]))
+    return {b: subjects.apart(a, b, sim) if b in subjects.words and a in subjects.words else []
+            for b, sim in others.items()}

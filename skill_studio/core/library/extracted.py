@@ -40,9 +40,10 @@ def absorb(store: Store, names: list[str], *, threshold: float | None = None,
             continue
         candidates = [(other, sim) for other, sim in index.similar_to(name, k=len(new) + 5)
                       if other not in new and sim >= threshold]
+        differ = different_subjects(store, name, dict(candidates)) if candidates else {}
         target = next((other for other, _sim in candidates if other in store
                        and store.get(other, with_files=False).lifecycle not in UNSEARCHED_STATES
-                       and not different_subjects(store, name, other)), None)
+                       and not differ.get(other)), None)
         if target is None:
             continue
         similarity = next(sim for other, sim in candidates if other == target)

@@ -4,8 +4,10 @@ and each one's nearest existing skills, by the similarity the near-duplicate lis
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from skill_studio.core.health.duplicates import different_subjects
 from skill_studio.core.health.similarity import COPY_BANDS, NEIGHBOUR_FLOOR, SimilarityIndex, similarity_band
 from skill_studio.core.model import REVIEW_STATES, Lifecycle, Skill
 from skill_studio.core.store import Filters, Store
@@ -19,6 +21,7 @@ class Neighbour:
     band: str           # same skill, near copy, related (see core.health.similarity)
     lifecycle: Lifecycle
     description: str
+    differs: tuple[str, ...] = ()   # words showing the two are about different things (a template's siblings)
 
     @property
     def copy(self) -> bool:
@@ -41,12 +44,27 @@ def queue_count(store: Store) -> int:
     return sum(counts[s.value] for s in QUEUE_STATES)
 
 
-def nearest(store: Store, name: str, k: int = 3, *, index: SimilarityIndex | None = None) -> list[Neighbour]:
+def nearest(store: Store, name: str, k: int = 3, *, index: SimilarityIndex | None = None,
+            cancelled: Callable[[], bool] | None = None) -> list[Neighbour]:
     """The ``k`` existing skills (not archived) most similar to ``name``, best first, of those at
-    least NEIGHBOUR_FLOOR similar. Vectors missing or out of date are computed first."""
+    least NEIGHBOUR_FLOOR similar. Vectors missing or out of date are computed first (raises
+    InterruptedError when ``cancelled``). A neighbour about something else, however similar (a
+    sibling made from the same template: Zoho Books beside Zoho Invoice), is only related, with
+    the words that tell them apart (core.health.duplicates)."""
     index = index or SimilarityIndex(store)
-    index.refresh()
+    index.refresh(cancelled=cancelled)
+    if cancelled and cancelled():
+        raise InterruptedError("looking for similar skills was cancelled")
     found = [(n, sim) for n, sim in index.similar_to(name, k) if sim >= NEIGHBOUR_FLOOR]
-    cards = {s.name: s for s in store.cards([n for n, _ in found])} if found else {}
-    return [Neighbour(n, round(sim, 3), similarity_band(sim), cards[n].lifecycle, cards[n].description)
-            for n, sim in found if n in cards]
+    if not found:
+        return []
+    cards = {s.name: s for s in store.cards([n for n, _ in found])}
+    close = {n: sim for n, sim in found if similarity_band(sim) in COPY_BANDS}   # where a subject could veto
+    differ = different_subjects(store, name, close) if close else {}
+    out = []
+    for n, sim in found:
+        if n in cards:
+            words = tuple(differ.get(n, ()))
+            band = "related" if words else similarity_band(sim)   # siblings of a template are no copies
+            out.append(Neighbour(n, round(sim, 3), band, cards[n].lifecycle, cards[n].description, words))
+    return out

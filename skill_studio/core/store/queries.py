@@ -278,12 +278,24 @@ class Queries(Connection):
         return dict(self._rows_of("SELECT term, doc FROM temp.skills_vocab WHERE term IN "
                                   "(SELECT value FROM json_each(?))", (json.dumps(terms),)))
 
+    @_locked
+    def term_forms(self, stems: builtins.list[str]) -> dict[str, builtins.list[tuple[str, int]]]:
+        """{stem: [(word, skills it appears in), ...]} of the full-text index's words that begin with
+        each stem, in word order."""
+        self._conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.skills_vocab "
+                           "USING fts5vocab(main, skills_fts, row)")
+        return {stem: [(r[0], r[1]) for r in self._conn.execute(
+            "SELECT term, doc FROM temp.skills_vocab WHERE term >= ? AND term < ? ORDER BY term",
+            (stem, stem + "\U0010ffff")).fetchall()] for stem in stems}
+
     def match_cards(self) -> builtins.list[tuple]:
         """(name, description, trigger_pattern, lifecycle, trust_tier, origin, success_rate,
-        utility_score, last_used_at, created_at, content_hash) of every skill, by name: what
-        matching and the gate read."""
-        return self._rows_of("SELECT name, description, trigger_pattern, lifecycle, trust_tier, origin, success_rate, "
-                             "utility_score, last_used_at, created_at, content_hash FROM skill_cards ORDER BY name")
+        utility_score, last_used_at, created_at, content_hash, use_count, redundancy in the latest
+        health run or 0) of every skill, by name: what matching and the gate read."""
+        return self._rows_of("SELECT c.name, c.description, c.trigger_pattern, c.lifecycle, c.trust_tier, c.origin, "
+                             "c.success_rate, c.utility_score, c.last_used_at, c.created_at, c.content_hash, "
+                             "c.use_count, coalesce(h.redundancy, 0.0) FROM skill_cards c LEFT JOIN health_scores h "
+                             "ON h.skill = c.name AND h.run = (SELECT max(id) FROM health_runs) ORDER BY c.name")
 
     def names_from(self, sources: builtins.list[str]) -> dict[str, str]:
         """{source path: name} of the skills imported from these SKILL.md paths."""

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.agents import matching
-from skill_studio.core.agents.prompt import prompt_for
+from skill_studio.core.agents.prompt import gated_prompt
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
@@ -221,7 +221,7 @@ class QueryPanel(QWidget):
     @Slot()
     def copy_prompt(self) -> str:
         """Copy the prompt block of the gated set; returns it."""
-        block, left_out = prompt_for(self.store, matching.gated(self.store))
+        block, left_out = gated_prompt(self.store)
         self.copy_text(block)
         shown = block.count("<skill>")
         extra = (f" {len(left_out)} left out: no SKILL.md on disk ({', '.join(left_out[:5])}"

@@ -63,6 +63,9 @@ def neighbour_text(n: review.Neighbour) -> str:
 
 def neighbour_tip(n: review.Neighbour) -> str:
     meaning = BAND_MEANINGS.get(n.band, n.band)
+    if n.differs:
+        meaning = (f"about different things, however similar (made from one template?): each names what the other "
+                   f"hardly mentions: {', '.join(n.differs)}; nothing to compare or merge")
     return f"{n.name} ({n.lifecycle.label}): similarity {n.similarity:.3f}, {n.band} ({meaning})\n\n{n.description}"
 
 
@@ -200,6 +203,7 @@ class QueueDetail(QWidget):
         self.picked = ""                 # the near copy the diff compares with ('' when none)
         self._threads: list[QThread] = []     # the searches this pane started
         self._running = False
+        self._cancel = threading.Event()     # set to stop the running search
         self._closed = False
         self._wanted: tuple[int, str] | None = None   # (request number, skill) of the search to show
         self._searching: tuple[int, str] | None = None  # the one the running search is for
@@ -335,7 +339,9 @@ class QueueDetail(QWidget):
         self._requests += 1
         self._wanted = (self._requests, name)
         self.neighbours_for = None
-        if not self._running and not self._closed:
+        if self._running:
+            self._cancel.set()      # its answer is for a skill no longer shown: stop computing vectors for it
+        elif not self._closed:
             self._start()
 
     def _start(self) -> None:
@@ -343,8 +349,10 @@ class QueueDetail(QWidget):
             return
         request, name = self._searching = self._wanted
         self._running = True
-        worker = TaskWorker(lambda store, progress, cancelled: (request, name, review.nearest(store, name)),
-                            self.store, threading.Event())
+        self._cancel = threading.Event()
+        worker = TaskWorker(lambda store, progress, cancelled: (request, name,
+                                                                 review.nearest(store, name, cancelled=cancelled)),
+                            self.store, self._cancel)
         worker.succeeded.connect(self._found, Qt.QueuedConnection)
         worker.failed.connect(self._not_found, Qt.QueuedConnection)
         worker.done.connect(self._search_done, Qt.QueuedConnection)
@@ -386,6 +394,7 @@ class QueueDetail(QWidget):
     def shutdown(self) -> None:
         """Stop for good (the view is going): no search starts after this."""
         self._closed, self._wanted = True, None
+        self._cancel.set()
         searches = _Searches.get()
         for thread in self._threads:
             if searches.is_running(thread):
