@@ -80,7 +80,7 @@ def cmd_duplicates(args: argparse.Namespace) -> int:
     index = SimilarityIndex(store)
     index.refresh(parallel=True)
     candidates = index.near_duplicates(min(duplicates.CANDIDATE_FLOOR, args.threshold))
-    verdicts = duplicates.judge(store, candidates, threshold=args.threshold)
+    verdicts = duplicates.judge(store, candidates, threshold=args.threshold, index=index)
     if args.json:
         emit_json({"duplicates": [{"a": d.a, "b": d.b, "similarity": round(d.similarity, 4), "reason": d.reason}
                                   for d in verdicts.duplicates],

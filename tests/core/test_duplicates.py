@@ -121,3 +121,57 @@ def test_a_passing_mention_does_not_make_two_products_one(tmp_path_factory):
     assert ("zoho-books-automation", "zoho-invoice-automation") not in found
     assert ("google-maps-automation", "googlemaps-automation") in found and ("docx", "word-docx") in found
     store.close()
+
+
+def _write(root: Path, folder: str, name: str, description: str, body: str) -> None:
+    (root / folder).mkdir(parents=True)
+    (root / folder / "SKILL.md").write_text(f'---\nname: {name}\ndescription: "{description}"\n---\n\n{body}',
+                                            encoding="utf-8")
+
+
+def test_a_library_most_of_which_is_one_template(tmp_path):
+    """Sixty products from one template (as the big public collections hold hundreds): one family,
+    no merge suggestion among them; the same product imported twice under two spellings is still
+    flagged, though the library's common direction (the template) taken out leaves the pair
+    little similarity."""
+    products = ["Google Maps", "Docker Hub", "Zoho Books", "Zoho Invoice", "Google Classroom", "Xero", "Slack",
+                "Notion", "Trello", "Asana", "Jira", "Linear", "Stripe", "Shopify", "Twilio", "Zendesk",
+                "Hubspot", "Salesforce", "Airtable", "Dropbox", "Box", "Figma", "Miro", "Calendly", "Zoom",
+                "Webex", "Intercom", "Mailchimp", "Sendgrid", "Postmark", "Pipedrive", "Freshdesk", "Gitlab",
+                "Bitbucket", "Sentry", "Datadog", "Pagerduty", "Opsgenie", "Contentful", "Webflow", "Wix",
+                "Squarespace", "Quickbooks", "Freshbooks", "Gusto", "Rippling", "Workday", "Greenhouse", "Lever",
+                "Typeform", "Jotform", "Docusign", "Pandadoc", "Clickup", "Monday", "Basecamp", "Todoist",
+                "Evernote", "Coda", "Smartsheet"]
+    root = tmp_path / "skills"
+    for product in products:
+        slug = product.lower().replace(" ", "_")
+        name = product.lower().replace(" ", "-") + "-automation"
+        body = (f"# {product} Automation via Rube MCP\n\nAutomate {product} operations through Composio's {product} "
+                f"toolkit via Rube MCP.\n\n## Prerequisites\n\n- Rube MCP connected\n- Active {product} connection via "
+                f"RUBE_MANAGE_CONNECTIONS with toolkit `{slug}`\n- Always call RUBE_SEARCH_TOOLS first\n\n"
+                f"## Core workflows\n\n1. List {product} records with `{slug.upper()}_LIST`.\n2. Create a {product} "
+                f"record with `{slug.upper()}_CREATE`.\n3. Check the {product} response for errors.\n")
+        _write(root, name, name, f"Automate {product} tasks via Rube MCP (Composio). Always search tools first "
+                                 "for current schemas.", body)
+    # The same product again, from another collection that spells it as one word.
+    _write(root, "googlemaps-automation", "googlemaps-automation",
+           "Automate Google_Maps tasks via Rube MCP (Composio): geocode addresses, directions and places.",
+           "# Google_Maps Automation\n\nUse the google_maps toolkit: geocode an address, get directions between "
+           "two places, search places nearby.\n\n1. Geocode with `GOOGLE_MAPS_GEOCODE`.\n2. Directions with "
+           "`GOOGLE_MAPS_DIRECTIONS`.\n3. Places with `GOOGLE_MAPS_PLACES_SEARCH`.\n")
+    # Two versions of one skill from two collections.
+    for name in ("docx", "docx-2"):
+        _write(root, name, name, "Create and edit Word documents (.docx) with python-docx: styles, tables, "
+                                 "tracked changes. Use when the user hands over a .docx file.",
+               f"# Word documents\n\n1. Open the document with python-docx.\n2. Edit paragraphs and tables.\n"
+               f"3. Save a copy{' and check it opens in Word' if name == 'docx-2' else ''}.\n")
+    store = Store(tmp_path / "s.db")
+    assert not [e for e in import_paths(store, [root]).entries if e.status != "imported"]
+    result = checks.run(store, keep=False)
+    (family,) = result.families
+    assert len(family.members) >= 55 and "googlemaps-automation" not in family.members
+    assert "share one template" in family.reason
+    found = {tuple(sorted((p.a, p.b))) for p in result.pairs}
+    assert ("google-maps-automation", "googlemaps-automation") in found and ("docx", "docx-2") in found
+    assert not [p for p in found if set(p) <= set(family.members)]
+    store.close()

@@ -160,7 +160,7 @@ def compute(store: Store, *, now: datetime | None = None, index=None, progress: 
                                   cancelled=cancelled)
     if cancelled():
         raise InterruptedError("health check cancelled")
-    verdicts = duplicates.judge(store, candidates, threshold=cfg["health.duplicate"])
+    verdicts = duplicates.judge(store, candidates, threshold=cfg["health.duplicate"], index=index)
     pairs = [Pair(d.a, d.b, d.similarity, d.reason) for d in verdicts.duplicates]
     out = []
     for name, origin, lifecycle, tier, pinned, uses, utility, success, freshness in store.health_rows():

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from skill_studio.core.health.embedding import STOP_WORDS
 from skill_studio.core.health.similarity import Pair
+from skill_studio.core.model import UNSEARCHED_STATES, Lifecycle
 
 #: The most similar pairs of each skill that are judged.
 PER_SKILL = 8
@@ -80,12 +81,14 @@ class Family:
 
     members: tuple[str, ...]
     differ: tuple[str, ...]      # the words each member's name has and the others lack
-    similarity: float            # the mean similarity of the family's pairs
+    similarity: float | None     # the mean similarity of the family's pairs (None: found by description)
 
     @property
     def reason(self) -> str:
         shown = ", ".join(self.differ[:8]) + (", …" if len(self.differ) > 8 else "")
-        return (f"{len(self.members)} skills share one template ({self.similarity:.2f} similar on average); "
+        how = f"{self.similarity:.2f} similar on average" if self.similarity is not None else \
+            "the same description but for the name"
+        return (f"{len(self.members)} skills share one template ({how}); "
                 f"they differ in {shown or 'a few words'}: not merge suggestions")
 
 
@@ -134,9 +137,26 @@ class _Subjects:
         self.words = {n: name_words(n) for n in texts}
         self.texts = {n: Counter(_TEXT_WORD.findall(t.lower())) for n, t in texts.items()}
         self._said_cache: dict[tuple[str, str], bool] = {}
+        self._covered: dict[tuple[str, str], set[str]] = {}
 
     def compact(self, name: str) -> str:
         return "".join(self.words[name])
+
+    def covered(self, a: str, b: str) -> set[str]:
+        """Words of ``a``'s name that ``b``'s name has, alone or joined up with their neighbours
+        in either name ("docker" and "hub" beside "dockerhub"; "googlemaps" beside "google", "maps")."""
+        key = (a, b)
+        found = self._covered.get(key)
+        if found is None:
+            wa, wb = self.words[a], self.words[b]
+            runs_b = {"".join(wb[i:j]) for i in range(len(wb)) for j in range(i + 1, len(wb) + 1)}
+            found = set()
+            for i in range(len(wa)):
+                for j in range(i + 1, len(wa) + 1):
+                    if "".join(wa[i:j]) in runs_b:
+                        found.update(wa[i:j])
+            self._covered[key] = found
+        return found
 
     def same_name(self, a: str, b: str) -> bool:
         return bool(self.words[a]) and self.compact(a) == self.compact(b)
@@ -153,7 +173,7 @@ class _Subjects:
         it or a form of it (its stem and at most FORM_LETTERS more letters: "invoices",
         "invoicing") at least MENTIONS times: a passing mention ("for bills you need Zoho Books")
         does not make a skill about something."""
-        if word in self.words[other] or (len(word) >= 4 and word in self.compact(other)):
+        if word in self.words[other]:
             return True
         text = self.texts.get(other, Counter())
         stem = _stem(word)
@@ -167,7 +187,8 @@ class _Subjects:
     def shared(self, a: str, b: str) -> list[str]:
         """Subject words of ``a``'s name that ``b``'s name has too (as a word, stem or within a joined-up one)."""
         other = {_stem(w) for w in self.subject(b)}
-        return [w for w in self.subject(a) if _stem(w) in other or (len(w) >= 4 and w in self.compact(b))]
+        named = self.covered(a, b)
+        return [w for w in self.subject(a) if _stem(w) in other or w in named]
 
     def narrower(self, a: str, b: str) -> bool:
         """One name's subject is the other's with more words ("quickbooks" and "quickbooks-online")."""
@@ -176,7 +197,8 @@ class _Subjects:
 
     def unsaid(self, a: str, b: str) -> list[str]:
         """Subject words of ``a``'s name that ``b`` never says."""
-        return [w for w in self.subject(a) if not self._said(w, b)]
+        named = self.covered(a, b)
+        return [w for w in self.subject(a) if w not in named and not self._said(w, b)]
 
     def apart(self, a: str, b: str, similarity: float) -> list[str]:
         """What keeps two very similar skills from being one: the words of :meth:`differ`; or,
@@ -196,17 +218,21 @@ class _Subjects:
 
 
 def classify(pairs: Iterable[Pair], texts: dict[str, str], names: Iterable[str] | frozenset[str], *,
-             threshold: float = 0.75) -> Verdicts:
+             threshold: float = 0.75, described: Iterable[Family] = (), named: Iterable[Pair] = ()) -> Verdicts:
     """Duplicates and families among candidate ``pairs`` (similarity at least CANDIDATE_FLOOR,
     best first); ``texts`` holds each compared skill's text (name, description, body) and
-    ``names`` every skill of the library (for the words common to names), or those words."""
+    ``names`` every skill of the library (for the words common to names), or those words.
+    ``described``: families found by their descriptions (:func:`described_families`), joined
+    with those found by similarity. ``named``: pairs with one name (:func:`same_named`), judged
+    duplicates at any similarity."""
+    by_name = {frozenset((p.a, p.b)) for p in named}
     common = names if isinstance(names, frozenset) else common_name_words(names)
     subjects = _Subjects(common, texts)
     out = Verdicts()
     siblings: list[tuple[Pair, list[str]]] = []
     open_pairs: list[Pair] = []
     for p in pairs:
-        if p.similarity < CANDIDATE_FLOOR:
+        if p.similarity < CANDIDATE_FLOOR and frozenset((p.a, p.b)) not in by_name:
             continue
         if subjects.same_name(p.a, p.b):
             out.duplicates.append(Duplicate(p.a, p.b, p.similarity, SAME_NAME))
@@ -226,15 +252,63 @@ def classify(pairs: Iterable[Pair], texts: dict[str, str], names: Iterable[str] 
         if p.similarity >= threshold:
             if not subjects.apart(p.a, p.b, p.similarity):
                 out.duplicates.append(Duplicate(p.a, p.b, p.similarity, ABOVE_THRESHOLD))
-        elif best[p.a][1] == p.b and best[p.b][1] == p.a and subjects.shared(p.a, p.b):
+        elif best[p.a][1] == p.b and best[p.b][1] == p.a and (shared := subjects.shared(p.a, p.b)
+                                                               or subjects.shared(p.b, p.a)):
             out.duplicates.append(Duplicate(p.a, p.b, p.similarity, "each is the other's most similar skill, "
-                                            f"both named for {', '.join(subjects.shared(p.a, p.b))}"))
-    out.families = _families(siblings)
+                                            f"both named for {', '.join(shared)}"))
+    out.families = _merged([*_families(siblings), *described])
     family = {n: k for k, f in enumerate(out.families) for n in f.members}
     # Two members of one family are merge suggestions only when named for the same thing.
     out.duplicates = [d for d in out.duplicates if family.get(d.a, -1) != family.get(d.b, -2)
                       or d.reason == SAME_NAME or subjects.narrower(d.a, d.b)]
     out.duplicates.sort(key=lambda d: (-d.similarity, d.a, d.b))
+    return out
+
+
+def skeleton(name: str, description: str) -> str:
+    """A description with the skill's own name taken out (its words, joined or apart, in any
+    case and spelling: "Google Maps", "google_maps", "GoogleMaps"), lower case, spaces collapsed:
+    skills generated from one template for different products share it."""
+    words = [w for w in name_words(name) if len(w) > 1]
+    text = description.lower()
+    for joined in sorted({"".join(words), *words}, key=len, reverse=True):
+        if joined:
+            text = re.sub(rf"(?<![0-9a-z]){re.escape(joined)}(?![0-9a-z])", "*", text)
+    spaced = re.sub(r"[\s_-]+", " ", text)
+    return re.sub(r"\*(?: \*)+", "*", spaced).strip()
+
+
+def described_families(cards: Iterable[tuple[str, str]]) -> list[Family]:
+    """Groups of three or more skills whose descriptions are one text but for their names."""
+    groups: dict[str, list[str]] = {}
+    for name, description in cards:
+        key = skeleton(name, description)
+        if "*" in key and len(key) > 20:      # a template names its product; a few words are no template
+            groups.setdefault(key, []).append(name)
+    families = []
+    for members in groups.values():
+        if len(members) >= 3:
+            common = set.intersection(*(set(name_words(n)) for n in members))
+            differ = sorted({w for n in members for w in name_words(n) if w not in common})
+            families.append(Family(tuple(sorted(members)), tuple(differ), None))
+    return families
+
+
+def _merged(found: list[Family]) -> list[Family]:
+    """Families that share a member are one."""
+    out: list[Family] = []
+    for f in found:
+        overlapping = [g for g in out if set(g.members) & set(f.members)]
+        if not overlapping:
+            out.append(f)
+            continue
+        members = set(f.members).union(*(g.members for g in overlapping))
+        differ = set(f.differ).union(*(g.differ for g in overlapping))
+        sims = [x.similarity for x in (f, *overlapping) if x.similarity is not None]
+        out = [g for g in out if g not in overlapping]
+        out.append(Family(tuple(sorted(members)), tuple(sorted(differ)), round(sum(sims) / len(sims), 3) if sims
+                          else None))
+    out.sort(key=lambda f: (-len(f.members), f.members))
     return out
 
 
@@ -300,14 +374,33 @@ def closest(candidates: Iterable[Pair], per_skill: int = PER_SKILL) -> list[Pair
     return kept
 
 
-def judge(store, candidates: list[Pair], *, threshold: float = 0.75) -> Verdicts:
+def same_named(names: Iterable[str]) -> list[tuple[str, str]]:
+    """Pairs of skills with one name written differently ("google-maps-automation",
+    "googlemaps-automation"; "docx", "docx-2"; "Docker Hub Automation", "docker_hub-automation"),
+    whatever their texts: a library holding both holds one product twice."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        key = "".join(name_words(name))
+        if key:
+            groups.setdefault(key, []).append(name)
+    return [(a, b) for group in groups.values() if len(group) > 1
+            for i, a in enumerate(sorted(group)) for b in sorted(group)[i + 1:]]
+
+
+def judge(store, candidates: list[Pair], *, threshold: float = 0.75, index=None) -> Verdicts:
     """:func:`classify` on a store's candidate pairs (each skill's closest few, see
-    :func:`closest`), reading the texts of the skills they name."""
-    candidates = closest(candidates)
+    :func:`closest`) and on the skills with one name written differently (:func:`same_named`,
+    at whatever similarity ``index`` gives them), reading the texts of the skills they name."""
+    cards = [(r[0], r[1]) for r in store.match_cards() if Lifecycle(r[3]) not in UNSEARCHED_STATES]
+    known = {frozenset((p.a, p.b)) for p in candidates}
+    dismissed = store.dismissed_pairs()
+    extra = [Pair(a, b, index.pair_similarity(a, b) if index is not None else CANDIDATE_FLOOR)
+             for a, b in same_named(n for n, _ in cards)
+             if frozenset((a, b)) not in known and (a, b) not in dismissed]
+    candidates = closest(candidates) + extra
     involved = sorted({n for p in candidates for n in (p.a, p.b)})
-    if not involved:
-        return Verdicts()
-    return classify(candidates, _texts(store, involved), library_common_words(store), threshold=threshold)
+    return classify(candidates, _texts(store, involved), library_common_words(store), threshold=threshold,
+                    described=described_families(cards), named=extra)
 
 
 def different_subjects(store, a: str, others: dict[str, float]) -> dict[str, list[str]]:

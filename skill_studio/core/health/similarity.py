@@ -209,6 +209,15 @@ class SimilarityIndex:
         (0.0 when it is the only one); skills without a current vector are left out."""
         return self.scan(np.inf)[1]
 
+    def pair_similarity(self, a: str, b: str) -> float:
+        """The similarity of two skills (0.0 when either has no current vector)."""
+        names, m = self.matrix()
+        try:
+            i, j = names.index(a), names.index(b)
+        except ValueError:
+            return 0.0
+        return float(m[i] @ m[j])
+
     def similar_to(self, name: str, k: int = 5) -> list[tuple[str, float]]:
         """The ``k`` non-archived skills most similar to ``name``, most similar first."""
         names, m = self.matrix()
