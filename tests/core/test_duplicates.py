@@ -175,3 +175,27 @@ def test_a_library_most_of_which_is_one_template(tmp_path):
     assert ("google-maps-automation", "googlemaps-automation") in found and ("docx", "docx-2") in found
     assert not [p for p in found if set(p) <= set(family.members)]
     store.close()
+
+
+def test_an_llm_import_is_merged_into_a_copy_but_never_into_a_templates_sibling(tmp_path):
+    import shutil
+
+    from skill_studio.core.model import Origin
+
+    skills, products = FIXTURES / "near_duplicates" / "skills", FIXTURES / "match_eval" / "skills"
+    for folder, name in ((products, "quickbooks-automation"), (skills, "mermaid-diagrams"),
+                         (skills, "k8s-pod-debugging")):
+        shutil.copytree(folder / name, tmp_path / "library" / name)
+    for folder, name in ((products, "xero-automation"), (skills, "mermaid-diagram-generator")):
+        shutil.copytree(folder / name, tmp_path / "extracted" / name)
+    store = Store(tmp_path / "s.db")
+    import_paths(store, [tmp_path / "library"])
+    index = SimilarityIndex(store)
+    index.refresh()
+    report = import_paths(store, [tmp_path / "extracted"], origin=Origin.LLM)
+    status = {e.source.split("/")[-2]: (e.status, e.reason) for e in report.entries}
+    merged = status["mermaid-diagram-generator"]
+    assert merged[0] == "merged" and "mermaid-diagrams" in merged[1]
+    assert status["xero-automation"] == ("imported", "")        # as similar as a copy, but another product
+    assert SimilarityIndex(store).pair_similarity("quickbooks-automation", "xero-automation") >= 0.78
+    store.close()
