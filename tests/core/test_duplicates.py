@@ -199,3 +199,8 @@ def test_an_llm_import_is_merged_into_a_copy_but_never_into_a_templates_sibling(
     assert status["xero-automation"] == ("imported", "")        # as similar as a copy, but another product
     assert SimilarityIndex(store).pair_similarity("quickbooks-automation", "xero-automation") >= 0.78
     store.close()
+
+
+def test_a_numbered_series_is_not_one_name():
+    assert duplicates.same_named(["docx", "docx-2", "step-1", "step-2", "report-000041", "report-000042"]) == [
+        ("docx", "docx-2")]

@@ -37,6 +37,8 @@ from skill_studio.core.health.embedding import STOP_WORDS
 from skill_studio.core.health.similarity import Pair
 from skill_studio.core.model import UNSEARCHED_STATES, Lifecycle
 
+#: Skills with one name are duplicates from this similarity on (their texts must have something in common).
+SAME_NAME_FLOOR = 0.2
 #: The most similar pairs of each skill that are judged.
 PER_SKILL = 8
 #: Pairs less similar than this are not compared at all.
@@ -374,17 +376,24 @@ def closest(candidates: Iterable[Pair], per_skill: int = PER_SKILL) -> list[Pair
     return kept
 
 
+def _numbers(name: str) -> set[str]:
+    """The bare numbers of a name ("chapter-2" -> {"2"}; a "v2" is a version, not a number)."""
+    return {w for w in _SPLIT.split(_CAMEL.sub(" ", name).lower()) if w.isdigit()}
+
+
 def same_named(names: Iterable[str]) -> list[tuple[str, str]]:
     """Pairs of skills with one name written differently ("google-maps-automation",
-    "googlemaps-automation"; "docx", "docx-2"; "Docker Hub Automation", "docker_hub-automation"),
-    whatever their texts: a library holding both holds one product twice."""
+    "googlemaps-automation"; "docx", "docx-2", "docx-v3"; "Docker Hub Automation",
+    "docker_hub-automation"): a library holding both holds one product twice. Names of a
+    numbered series ("step-1", "step-2": each with its own number) are not one name."""
     groups: dict[str, list[str]] = {}
     for name in names:
         key = "".join(name_words(name))
         if key:
             groups.setdefault(key, []).append(name)
     return [(a, b) for group in groups.values() if len(group) > 1
-            for i, a in enumerate(sorted(group)) for b in sorted(group)[i + 1:]]
+            for i, a in enumerate(sorted(group)) for b in sorted(group)[i + 1:]
+            if not (_numbers(a) and _numbers(b) and _numbers(a) != _numbers(b))]
 
 
 def judge(store, candidates: list[Pair], *, threshold: float = 0.75, index=None) -> Verdicts:
@@ -394,9 +403,9 @@ def judge(store, candidates: list[Pair], *, threshold: float = 0.75, index=None)
     cards = [(r[0], r[1]) for r in store.match_cards() if Lifecycle(r[3]) not in UNSEARCHED_STATES]
     known = {frozenset((p.a, p.b)) for p in candidates}
     dismissed = store.dismissed_pairs()
-    extra = [Pair(a, b, index.pair_similarity(a, b) if index is not None else CANDIDATE_FLOOR)
-             for a, b in same_named(n for n, _ in cards)
-             if frozenset((a, b)) not in known and (a, b) not in dismissed]
+    extra = [p for a, b in same_named(n for n, _ in cards) if frozenset((a, b)) not in known and (a, b) not in dismissed
+             and (p := Pair(a, b, index.pair_similarity(a, b) if index is not None else CANDIDATE_FLOOR)).similarity
+             >= SAME_NAME_FLOOR]
     candidates = closest(candidates) + extra
     involved = sorted({n for p in candidates for n in (p.a, p.b)})
     return classify(candidates, _texts(store, involved), library_common_words(store), threshold=threshold,
