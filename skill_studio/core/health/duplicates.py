@@ -269,21 +269,29 @@ def classify(pairs: Iterable[Pair], texts: dict[str, str], names: Iterable[str] 
 
 def skeleton(name: str, description: str) -> str:
     """A description with the skill's own name taken out (its words, joined or apart, in any
-    case and spelling: "Google Maps", "google_maps", "GoogleMaps"), lower case, spaces collapsed:
-    skills generated from one template for different products share it."""
+    case and spelling: "Google Maps", "google_maps", "GoogleMaps"), lower case, one space between
+    words: skills generated from one template for different products share it."""
     words = [w for w in name_words(name) if len(w) > 1]
-    text = description.lower()
-    for joined in sorted({"".join(words), *words}, key=len, reverse=True):
-        if joined:
-            text = re.sub(rf"(?<![0-9a-z]){re.escape(joined)}(?![0-9a-z])", "*", text)
-    spaced = re.sub(r"[\s_-]+", " ", text)
-    return re.sub(r"\*(?: \*)+", "*", spaced).strip()
+    own = {*words, "".join(words)}
+    tokens = _TEXT_WORD.findall(_CAMEL.sub(" ", description).lower())
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        joined = i + 1 < len(tokens) and tokens[i] + tokens[i + 1] in own     # "Google Maps" for "googlemaps"
+        token = "*" if joined or tokens[i] in own else tokens[i]
+        i += 2 if joined else 1
+        if not (token == "*" and out and out[-1] == "*"):
+            out.append(token)
+    return " ".join(out)
 
 
 def described_families(cards: Iterable[tuple[str, str]]) -> list[Family]:
     """Groups of three or more skills whose descriptions are one text but for their names."""
     groups: dict[str, list[str]] = {}
     for name, description in cards:
+        lower = description.lower()
+        if not any(w in lower for w in name_words(name) if len(w) > 1):
+            continue      # a description that never names its skill is no template's
         key = skeleton(name, description)
         if "*" in key and len(key) > 20:      # a template names its product; a few words are no template
             groups.setdefault(key, []).append(name)
@@ -386,14 +394,20 @@ def same_named(names: Iterable[str]) -> list[tuple[str, str]]:
     "googlemaps-automation"; "docx", "docx-2", "docx-v3"; "Docker Hub Automation",
     "docker_hub-automation"): a library holding both holds one product twice. Names of a
     numbered series ("step-1", "step-2": each with its own number) are not one name."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, dict[frozenset[str], list[str]]] = {}
     for name in names:
         key = "".join(name_words(name))
         if key:
-            groups.setdefault(key, []).append(name)
-    return [(a, b) for group in groups.values() if len(group) > 1
-            for i, a in enumerate(sorted(group)) for b in sorted(group)[i + 1:]
-            if not (_numbers(a) and _numbers(b) and _numbers(a) != _numbers(b))]
+            groups.setdefault(key, {}).setdefault(frozenset(_numbers(name)), []).append(name)
+    pairs: set[tuple[str, str]] = set()
+    for by_number in groups.values():
+        unnumbered = by_number.get(frozenset(), [])
+        for numbers, members in by_number.items():
+            # The same numbers (or none) in both, or a number in one only ("docx", "docx-2").
+            pairs.update((min(a, b), max(a, b)) for a in members for b in members if a < b)
+            if numbers:
+                pairs.update((min(a, b), max(a, b)) for a in unnumbered for b in members)
+    return sorted(pairs)
 
 
 def judge(store, candidates: list[Pair], *, threshold: float = 0.75, index=None) -> Verdicts:
