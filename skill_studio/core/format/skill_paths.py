@@ -10,6 +10,19 @@ import unicodedata
 DRIVE_RE = re.compile(r"^[A-Za-z]:")
 
 
+#: Folders (or files) of version control that a skill never carries: git runs commands named in
+#: them (core.fsmonitor, hooks) when it is used in the folder they are found in, or above; a
+#: ``.git`` file points git at another such folder (``gitdir:``). Mercurial runs hooks from ``.hg``.
+VCS_NAMES = frozenset({".git", ".hg"})
+VCS_REASON = "version-control metadata (git or hg could run commands from it); skills never carry it"
+
+
+def vcs_part(path: str) -> str | None:
+    """The component of ``path`` that is version-control metadata (see VCS_NAMES), in any case
+    (``.GIT`` is ``.git`` on a case-insensitive disk), or None."""
+    return next((part for part in path.replace("\\", "/").split("/") if part.casefold() in VCS_NAMES), None)
+
+
 def safe_relative_path(name: str) -> str:
     """Return ``name`` as a normalised relative POSIX path (no ``.``, empty or trailing parts).
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from skill_studio.core.format.names import file_name_problem
 from skill_studio.core.format.skill_paths import DRIVE_RE as _DRIVE_RE
-from skill_studio.core.format.skill_paths import collision_key, safe_relative_path
+from skill_studio.core.format.skill_paths import VCS_REASON, collision_key, safe_relative_path, vcs_part
 from skill_studio.core.format.skillmd import MAX_SKILL_MD_BYTES
 from skill_studio.core.model import SkillFile
 
@@ -196,6 +196,9 @@ def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> Archived
             raise fail(str(exc), raw) from None
         if len(norm.split("/")) > limits.max_depth:
             raise fail(f"is nested deeper than {limits.max_depth} folders", raw)
+        if vcs_part(norm):
+            ignored.append(f"{raw} ({VCS_REASON})")
+            continue
         for part in norm.split("/"):
             problem = file_name_problem(part)
             if problem:

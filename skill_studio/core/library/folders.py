@@ -12,6 +12,7 @@ from pathlib import Path
 from skill_studio.core.format import skillmd
 from skill_studio.core.format.fields import to_skill
 from skill_studio.core.format.names import file_name_problem, printable
+from skill_studio.core.format.skill_paths import VCS_REASON, vcs_part
 from skill_studio.core.format.skillmd import SkillParseError
 from skill_studio.core.library.atomic import is_staging
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin, Skill, SkillFile
@@ -147,6 +148,9 @@ def read_folder(folder: str | os.PathLike, *, refuse_outside_links: bool = False
                     raise FolderError(f"{printable(e.path)}: {where}; links that leave the skill folder are "
                                       "not imported (copy the file in, or remove the link)")
                 notes.append(f"{printable(rel)}: {where}, left out")
+                continue
+            if vcs_part(e.name):      # a folder, or a file of "gitdir: elsewhere"
+                notes.append(f"{printable(rel)}: {VCS_REASON}, left out")
                 continue
             if e.is_dir(follow_symlinks=False):
                 if e.name not in SKIP_IN_SKILL:
@@ -301,8 +305,11 @@ def _key_line(doc: skillmd.SkillDocument, key: str) -> int:
 # --- export -------------------------------------------------------------------
 
 def skill_files_with_md(skill: Skill) -> list[SkillFile]:
-    """The files of a skill, SKILL.md included, as they are written out."""
-    return [SkillFile(skill.md_filename or "SKILL.md", skill.skill_md.encode("utf-8"), 0o644), *skill.files]
+    """The files of a skill, SKILL.md included, as they are written out (installed, exported,
+    linked, copied for a run): never version-control metadata, even if a store from before that
+    rule holds some."""
+    return [SkillFile(skill.md_filename or "SKILL.md", skill.skill_md.encode("utf-8"), 0o644),
+            *(f for f in skill.files if not vcs_part(f.path))]
 
 
 class ExportClash(FolderError):

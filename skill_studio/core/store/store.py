@@ -289,7 +289,7 @@ class Store(Queries, History, Vectors, Bindings):
 
 def _check_paths(skill: Skill) -> None:
     """Every file path a plain relative path inside the skill's folder, and the folder one name."""
-    from skill_studio.core.format.skill_paths import safe_relative_path
+    from skill_studio.core.format.skill_paths import VCS_REASON, safe_relative_path, vcs_part
 
     folder = skill.folder_name
     if folder is not None and (not folder or "/" in folder or "\\" in folder or folder in (".", "..")
@@ -299,6 +299,8 @@ def _check_paths(skill: Skill) -> None:
         try:
             if safe_relative_path(f.path) != f.path:
                 raise ValueError(f"is not written plainly (as {safe_relative_path(f.path)!r})")
+            if vcs_part(f.path):
+                raise ValueError(f"is {VCS_REASON}")
         except ValueError as e:
             raise StoreError(f'"{skill.name}": the file {f.path!r} {e}') from None
 
