@@ -24,26 +24,22 @@ result carries its breakdown: lexical rank and bm25, similarity, relevance, prio
 gate (core.agents.gate) decides what an agent may see: matches it keeps out are listed apart,
 with the rule, and those it lets through with a warning carry it.
 
-What a query reads (the cards and their vectors) is kept per store while the store stays the
+What a query reads (core.agents.match_library: the cards and their vectors) is kept per store while the store stays the
 same; after a change only the cards whose skill changed are embedded again. So a query over
 100,000 skills is one matrix-vector product and one full-text query.
 """
 
 from __future__ import annotations
 
-import math
 import re
-import weakref
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-import regex
 
-from skill_studio.core.agents.gate import gate_reason, gate_warning
-from skill_studio.core.health import checks, scores
-from skill_studio.core.health.embedding import STOP_WORDS, Embedder, HashedTfidfEmbedder
-from skill_studio.core.model import UNSEARCHED_STATES, Lifecycle
+from skill_studio.core.agents.match_library import Library, default_embedder, library
+from skill_studio.core.health import scores
+from skill_studio.core.health.embedding import STOP_WORDS, Embedder
 from skill_studio.core.store import Store
 
 STRATEGIES = ("fused", "keywords", "vectors", "product")
@@ -52,12 +48,10 @@ ALIASES = {"auto": "fused"}   # the name the default had before fusion
 MIN_SIMILARITY = 0.3        # product: skills at or below this are not about the query
 NOISE_Z = 3.0               # others: a card this many deviations above the background is about the query
 MIN_BACKGROUND = 20         # skills it takes to tell the background
-CENTRE_PRIOR = 50.0         # as core.health.similarity: n / (n + 50) of the mean card is taken out
 TEXT_CANDIDATES = 200       # full-text hits read before ranking
 MIN_COMMON = 50             # a word in fewer skills than this is never too common to rank by
 RANK_DEPTH = 50             # fused: a skill ranked past this in both signals is not about the query
 LEXICAL_FLOOR = 0.25        # a hit of the words alone under this share of the best hit's bm25 is left out
-FUSION_K = 10               # reciprocal rank fusion: 1 / (FUSION_K + rank)
 VECTOR_WEIGHT = 0.5         # fused: the built-in embedder's similarity weighs half the words' bm25
 PRIOR_FLOOR = 0.8           # score = relevance × (PRIOR_FLOOR + (1 - PRIOR_FLOOR) × utility × freshness)
 TRIGGER_SECONDS = 0.02      # the most one trigger pattern may take on a query
@@ -155,136 +149,6 @@ def prior(utility: float, freshness: float) -> float:
     return PRIOR_FLOOR + (1.0 - PRIOR_FLOOR) * utility * freshness
 
 
-class _Library:
-    """What a query reads from one state of a store: the cards as arrays and, once a vector
-    query asks, their vectors (those of an earlier state reused for unchanged skills)."""
-
-    def __init__(self, store: Store, key: tuple | None, earlier: _Library | None = None):
-        self.key = key
-        rows = store.match_cards()
-        self.names = [r[0] for r in rows]
-        self.row = {n: i for i, n in enumerate(self.names)}
-        self.description = [r[1] for r in rows]
-        self.trigger = [r[2] for r in rows]
-        self.lifecycle = [r[3] for r in rows]
-        self.hash = [r[10] for r in rows]
-        self.utility = np.array([r[7] for r in rows], dtype=np.float64)
-        self.reason = [gate_reason(r[3], r[4], r[5], r[6]) for r in rows]
-        self.archived = np.array([Lifecycle(r[3]) in UNSEARCHED_STATES for r in rows], dtype=bool)
-        refs = []
-        for r in rows:
-            t = scores.parse_time(r[8]) or scores.parse_time(r[9])
-            refs.append(t.timestamp() if t else math.nan)
-        self.used = np.array(refs, dtype=np.float64)    # last use, else creation (unix seconds)
-        self.half_life = float(store.setting("scores.half_life_days", scores.HALF_LIFE_DAYS))
-        self.warning = self._warnings(rows, checks.settings(store), scores.utcnow())
-        self._triggers: list | None = None
-        self.docs: dict[str, int] = {}                  # word -> skills holding it (full-text index)
-        self.forms: dict[str, list[tuple[str, int]]] = {}   # stem -> [(word, skills holding it)]
-        # Card vectors: (model, {(name, content hash): row}, matrix), kept for the next state;
-        # and what a query needs (see vectors).
-        self._raw: tuple[str, dict[tuple[str, str], int], np.ndarray] | None = \
-            earlier._raw if earlier is not None else None
-        self._vectors: tuple | None = None
-
-    def _warnings(self, rows: list[tuple], cfg: dict, now: datetime) -> list[str | None]:
-        """The gate's warning of every skill (core.agents.gate.judge), the health of all of them
-        computed at once: only the few with a reason to be warned about are looked at one by one."""
-        n = len(rows)
-        success = np.array([r[6] for r in rows], dtype=np.float64)
-        uses = np.array([r[11] for r in rows], dtype=np.int64)
-        health = checks.health_score(self.utility, np.array([r[12] for r in rows], dtype=np.float64),
-                                     self.freshness(now), 1.0 - success, cfg)
-        passed = np.array([reason is None for reason in self.reason], dtype=bool)
-        degraded = np.array([r[3] == Lifecycle.DEGRADED.value for r in rows], dtype=bool)
-        used = uses >= cfg["health.low_min_uses"]
-        maybe = passed & (degraded | (used & ((success < cfg["health.failing_rate"]) | (health < cfg["health.low"]))))
-        out: list[str | None] = [None] * n
-        for i in np.flatnonzero(maybe).tolist():
-            out[i] = gate_warning(rows[i][3], int(uses[i]), float(success[i]), float(health[i]), cfg)
-        return out
-
-    def freshness(self, now: datetime) -> np.ndarray:
-        days = np.maximum(0.0, (now.timestamp() - self.used) / 86400.0)
-        return np.where(np.isnan(days), 1.0, np.exp2(-days / self.half_life))
-
-    def triggers(self) -> list[tuple[int, regex.Pattern]]:
-        """The skills with a trigger pattern that compiles (case-insensitive), as (row, pattern).
-        Patterns come with downloaded skills: they run with the ``regex`` engine and a time limit
-        (see _by_keywords), so one written to backtrack for ever cannot hang a query."""
-        if self._triggers is None:
-            found = []
-            for i, text in enumerate(self.trigger):
-                if text:
-                    try:
-                        found.append((i, regex.compile(text, regex.IGNORECASE | regex.V0)))
-                    except (regex.error, ValueError, OverflowError):
-                        pass   # the validator reports it; a broken pattern matches nothing
-            self._triggers = found
-        return self._triggers
-
-    def vectors(self, embedder: Embedder) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(rows, card vectors of those rows, the shift, the norm of each vector less the shift)
-        of the skills that are not archived. A query's cosine with a centred card (core.health.similarity)
-        is ``(m @ q - shift @ q) / norm`` for the query ``q`` less the shift, normalised: the
-        centred matrix is never made."""
-        if self._vectors is None or self._vectors[0] != embedder.model:
-            model = embedder.model
-            before_model, before, before_m = self._raw if self._raw is not None else (None, {}, None)
-            if before_model != model:
-                before = {}
-            rows = np.flatnonzero(~self.archived)
-            keys = [(self.names[i], self.hash[i]) for i in rows.tolist()]
-            take = np.array([before.get(k, -1) for k in keys], dtype=np.intp)
-            todo = np.flatnonzero(take < 0)
-            made = embedder.embed([card_text(*self._card(keys[i])) for i in todo.tolist()]) if len(todo) else None
-            dim = made.shape[1] if made is not None else (before_m.shape[1] if before_m is not None else 1)
-            m = np.empty((len(keys), dim), dtype=np.float32)
-            if len(todo) < len(keys):
-                assert before_m is not None   # rows found in ``before``, which comes with its matrix
-                m[take >= 0] = before_m[take[take >= 0]]
-            if made is not None:
-                m[todo] = made
-            self._raw = (model, {k: i for i, k in enumerate(keys)}, m)
-            n = len(m)
-            shift = (m.mean(axis=0, dtype=np.float64) * (n / (n + CENTRE_PRIOR))).astype(np.float32) if n else \
-                np.zeros(dim, np.float32)
-            norms = np.empty(n, dtype=np.float32)
-            for start in range(0, n, 8192):   # blocks: no second matrix of the whole library
-                norms[start:start + 8192] = np.linalg.norm(m[start:start + 8192] - shift, axis=1)
-            self._vectors = (model, rows, m, shift, norms)
-        return self._vectors[1:]
-
-    def _card(self, key: tuple[str, str]) -> tuple[str, str]:
-        return key[0], self.description[self.row[key[0]]]
-
-
-def card_text(name: str, description: str) -> str:
-    """What a skill's card vector is embedded from: its name as words, and its description."""
-    return f"{name.replace('-', ' ')}\n{description}"
-
-
-_LIBRARIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_EMBEDDER: HashedTfidfEmbedder | None = None
-
-
-def _library(store: Store) -> _Library:
-    key = store.match_state()
-    found = _LIBRARIES.get(store)
-    if found is None or key is None or found.key != key:
-        found = _Library(store, key, found)
-        if key is not None:
-            _LIBRARIES[store] = found
-    return found
-
-
-def default_embedder() -> Embedder:
-    global _EMBEDDER
-    if _EMBEDDER is None:
-        _EMBEDDER = HashedTfidfEmbedder()
-    return _EMBEDDER
-
-
 def match(store: Store, query: str, limit: int = 10, strategy: str = DEFAULT_STRATEGY, *,
           now: datetime | None = None, embedder: Embedder | None = None) -> MatchResult:
     """The skills ``query`` is about, best first: up to ``limit`` an agent may see, and those found
@@ -298,7 +162,7 @@ def match(store: Store, query: str, limit: int = 10, strategy: str = DEFAULT_STR
         raise ValueError("the query is empty")
     embedder = embedder or default_embedder()
     now = now or scores.utcnow()
-    lib = _library(store)
+    lib = library(store)
     fresh = lib.freshness(now)
     sims, floor = ({}, MIN_SIMILARITY) if strategy == "keywords" else \
         _similarities(lib, query, embedder, MIN_SIMILARITY if strategy == "product" else None)
@@ -322,7 +186,7 @@ def match(store: Store, query: str, limit: int = 10, strategy: str = DEFAULT_STR
     return result
 
 
-def _similarities(lib: _Library, query: str, embedder: Embedder,
+def _similarities(lib: Library, query: str, embedder: Embedder,
                   floor: float | None = None) -> tuple[dict[int, float], float]:
     """({row: cosine similarity} of the skills above ``floor`` to the query, the floor): by
     default the floor is the library's background (see _floor)."""
@@ -356,7 +220,7 @@ def _floor(sims: np.ndarray) -> float:
     return min(MIN_SIMILARITY, median + NOISE_Z * spread)
 
 
-def _bm25(store: Store, lib: _Library, query: str) -> dict[int, float]:
+def _bm25(store: Store, lib: Library, query: str) -> dict[int, float]:
     """{row: bm25 score (higher is better)} of the skills the query's words, or other forms of
     them, find."""
     terms = []
@@ -367,7 +231,7 @@ def _bm25(store: Store, lib: _Library, query: str) -> dict[int, float]:
     return {lib.row[n]: -rank for n, rank in store.text_matches(terms, TEXT_CANDIDATES) if n in lib.row}
 
 
-def _forms(store: Store, lib: _Library, word: str) -> list[str]:
+def _forms(store: Store, lib: Library, word: str) -> list[str]:
     """Other forms of ``word`` the library uses: words that begin with its stem and are at most
     FORM_LETTERS longer ("invoices" -> invoice, invoicing; not "tablespoon" for "tables"), less
     those in more than half the skills (they would rank most of the library and say nothing)."""
@@ -381,7 +245,7 @@ def _forms(store: Store, lib: _Library, word: str) -> list[str]:
             and docs <= common]
 
 
-def _triggered(lib: _Library, query: str) -> tuple[set[int], list[str]]:
+def _triggered(lib: Library, query: str) -> tuple[set[int], list[str]]:
     """The rows whose trigger pattern matches the query, and the names of those too slow to tell."""
     found, slow = set(), []
     text = query[:MAX_TRIGGER_QUERY]
@@ -394,7 +258,7 @@ def _triggered(lib: _Library, query: str) -> tuple[set[int], list[str]]:
     return found, slow
 
 
-def _ranks(values: dict[int, float], lib: _Library) -> dict[int, int]:
+def _ranks(values: dict[int, float], lib: Library) -> dict[int, int]:
     """{row: 1-based place} by value, best first; equal values (to six places) share a place."""
     order = sorted(values, key=lambda i: (-values[i], lib.names[i]))
     out: dict[int, int] = {}
@@ -405,7 +269,7 @@ def _ranks(values: dict[int, float], lib: _Library) -> dict[int, int]:
     return out
 
 
-def _ranked(lib: _Library, strategy: str, words: dict[int, float], sims: dict[int, float],
+def _ranked(lib: Library, strategy: str, words: dict[int, float], sims: dict[int, float],
             triggered: set[int], fresh: np.ndarray, floor: float) -> list[Match]:
     """The relevance-first ranking: relevance from the signals the strategy uses, each as a share
     of its best hit (bm25 over the best bm25; similarity above the background over the best's),
@@ -447,7 +311,7 @@ def _ranked(lib: _Library, strategy: str, words: dict[int, float], sims: dict[in
     return out
 
 
-def _product(lib: _Library, sims: dict[int, float], fresh: np.ndarray) -> list[Match]:
+def _product(lib: Library, sims: dict[int, float], fresh: np.ndarray) -> list[Match]:
     """The seed's ranking: similarity × utility × freshness, over the skills above the floor."""
     vector = _ranks(sims, lib)
     out = []
@@ -460,7 +324,7 @@ def _product(lib: _Library, sims: dict[int, float], fresh: np.ndarray) -> list[M
     return out
 
 
-def _telling(store: Store, lib: _Library, words: list[str], keep: int = 8) -> list[str]:
+def _telling(store: Store, lib: Library, words: list[str], keep: int = 8) -> list[str]:
     """The query's words that say something: a word in more than half the skills says next to
     nothing (bm25 gives it almost no weight) and would make the index rank most of the library,
     so it is dropped; so is a word in more than a fifth of them when rarer ones remain. Then the
@@ -479,7 +343,7 @@ def _telling(store: Store, lib: _Library, words: list[str], keep: int = 8) -> li
 
 def gate(store: Store, names: list[str] | None = None) -> list[GateEntry]:
     """The gate's answer for every skill (or the named ones), by name."""
-    lib = _library(store)
+    lib = library(store)
     rows = range(len(lib.names)) if names is None else [lib.row[n] for n in names if n in lib.row]
     return [GateEntry(lib.names[i], lib.description[i], lib.lifecycle[i], lib.reason[i] is None, lib.reason[i],
                       lib.warning[i]) for i in rows]
