@@ -16,13 +16,11 @@ from skill_studio.core.review.lifecycle import move
 from skill_studio.ui import theme
 from skill_studio.ui.designer.diff_rows import FILLER, split_lines
 from skill_studio.ui.library.models import SKILL_ROLE
+from skill_studio.ui.review.neighbour_rows import BAND_MEANINGS, neighbour_text, only_related
 from skill_studio.ui.review.queue_detail import (
-    BAND_MEANINGS,
     FINDING,
     NO_NEIGHBOUR,
     clipped,
-    neighbour_text,
-    only_related,
     validation_html,
 )
 from skill_studio.ui.review.queue_list import QueueDelegate, queue_row_layout, waiting_text
