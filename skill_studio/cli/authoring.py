@@ -41,14 +41,19 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 def cmd_save(args: argparse.Namespace) -> int:
     from skill_studio.core.format.fields import to_skill
-    from skill_studio.core.format.skillmd import parse_document
+    from skill_studio.core.format.skillmd import MAX_SKILL_MD_BYTES, parse_document
+    from skill_studio.core.library.bounded_read import ReadRefused, read_bounded
     from skill_studio.core.ops.skills import save_skill
     from skill_studio.core.store import VersionConflict
 
     store = _store(args)
     current = store.get(args.name)
     path = Path(args.file)
-    doc = parse_document(path.read_bytes(), str(path))
+    try:
+        data, _mode = read_bounded(path, MAX_SKILL_MD_BYTES, what="SKILL.md")
+    except ReadRefused as e:
+        raise _error(f"{e}; nothing was saved", 1) from None
+    doc = parse_document(data, str(path))
     skill = to_skill(doc, current.folder_name, files=current.files, md_filename=current.md_filename,
                      source_path=current.source_path)
     expected = args.expect_version if args.expect_version is not None else current.version

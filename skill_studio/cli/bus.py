@@ -185,9 +185,19 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from skill_studio.cli.common import CliError
     from skill_studio.core.bus.dispatch import BindingError, import_yaml
+    from skill_studio.core.bus.yaml_io import MAX_FILE_BYTES
+    from skill_studio.core.library.bounded_read import ReadRefused, decode_utf8, read_stream_bounded, read_text_bounded
 
-    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    try:
+        if args.file == "-":
+            text = decode_utf8(read_stream_bounded(sys.stdin.buffer, MAX_FILE_BYTES, what="bindings file"),
+                               "standard input")
+        else:
+            text = read_text_bounded(args.file, MAX_FILE_BYTES, what="bindings file")
+    except ReadRefused as e:
+        raise CliError(f"{e}; nothing was imported", 1) from None
     with _store(args) as store:
         try:
             added = import_yaml(store, text)

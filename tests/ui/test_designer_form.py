@@ -1,5 +1,6 @@
 """The designer's metadata form, steps editor and files panel: each user edit changes only its own text."""
 
+import os
 import stat
 
 import pytest
@@ -457,6 +458,20 @@ def test_add_files_copies_into_the_selected_folder(qtbot, files, tmp_path):
     assert "huge.bin" not in " ".join(paths(files))
     assert files.told == ["'huge.bin' was not added: it is 10.0 MB (10,485,761 bytes), over the 10 MB limit "
                           "for a file of a skill."]
+
+
+def test_add_files_refuses_a_fifo_or_device_without_reading_it(qtbot, files, tmp_path):
+    pipe = tmp_path / "notes.txt"
+    os.mkfifo(pipe)
+    good = tmp_path / "ok.txt"
+    good.write_text("fine\n")
+    files.pick_files = lambda: [str(pipe), "/dev/zero", str(good)]
+    with qtbot.waitSignal(files.filesChanged, timeout=WAIT):
+        files.actions["add_files"].trigger()   # a fifo would block a plain read forever
+    assert [t.split(":")[0] for t in files.told] == ["'notes.txt' was not added", "'zero' was not added"]
+    assert all("not a regular file (a fifo, socket or device)" in t for t in files.told)
+    assert any(p.endswith("ok.txt") for p in paths(files))
+    assert not any(p.endswith(("notes.txt", "zero")) for p in paths(files))
 
 
 def test_new_text_file(qtbot, files):

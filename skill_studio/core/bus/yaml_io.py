@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from skill_studio.core.bus.model import Binding, BindingError, Condition, check, text_of
+from skill_studio.core.format.yaml_guard import YamlBoundError, check_bounds
 
 try:
     from yaml import CSafeDumper as _Dumper
@@ -31,6 +32,11 @@ except ImportError:  # pragma: no cover - PyYAML without libyaml
 
 if TYPE_CHECKING:
     from skill_studio.core.store import Store
+
+#: The largest bindings file read (thousands of bindings fit in far less).
+MAX_FILE_BYTES = 10 * 1024 * 1024
+#: Most values a bindings file may hold once its aliases are expanded (some 20,000 bindings).
+MAX_VALUES = 200_000
 
 KEYS = ("skill", "event_type", "action", "params", "conditions", "priority", "cooldown", "enabled")
 _IGNORED = ("id", "last_fired_at")     # a store's own state: never imported
@@ -55,6 +61,10 @@ def import_yaml(store: Store, text: str) -> list[Binding]:
     """Read bindings from YAML, check every one, add them all (one transaction) and return them
     with their ids. Raises BindingError naming each bad entry ("binding 3: skill", counting
     from 1) or the YAML error with its line, and then adds none."""
+    try:
+        check_bounds(text, max_values=MAX_VALUES, what="bindings file")
+    except YamlBoundError as e:
+        raise BindingError({"yaml": f"line {e.line + 1}, column {e.column + 1}: {e}"}) from None
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as e:

@@ -66,8 +66,8 @@ def disallowed_character(text: str) -> tuple[str, int, int] | None:
     return m.group(0), line, m.start() - start
 
 
-def _needs_events(text: str) -> bool:
-    if "*" in text or len(text) > _SHORT_TEXT:
+def _needs_events(text: str, max_values: int) -> bool:
+    if "*" in text or len(text) > min(_SHORT_TEXT, max_values // 2 - 1):
         return True
     return sum(text.count(c) for c in _STRUCTURE_CHARS) > MAX_DEPTH
 
@@ -81,25 +81,26 @@ class _Frame:
         self.depth = 1  # nesting levels from this collection down, itself included
 
 
-def check_bounds(text: str) -> None:
+def check_bounds(text: str, *, max_values: int = MAX_VALUES, what: str = "frontmatter") -> None:
     """Raise YamlBoundError when the YAML text nests deeper than MAX_DEPTH, holds more than
-    MAX_VALUES values once its aliases are expanded, or has an alias inside the node it names.
+    ``max_values`` values once its aliases are expanded, or has an alias inside the node it
+    names. ``what`` names the text in the messages ("the frontmatter", "the bindings file").
 
     The nesting is measured on the text first, so that a parser's own limit (libyaml stops at
     1,000 levels) never speaks before this bound does. Text the parser refuses is left for the
     composer to report: the guard stops there, and the composer stops at the same place.
     """
-    if not _needs_events(text):
+    if not _needs_events(text, max_values):
         return
-    check_nesting(text)
-    if not _scan_with(_EventParser, text) and _EventParser is not yaml.BaseLoader:
+    check_nesting(text, what)
+    if not _scan_with(_EventParser, text, max_values, what) and _EventParser is not yaml.BaseLoader:
         # libyaml has limits of its own (1,000 levels, read ahead of the events) that may stop it
         # before a bound is reached: the pure-Python parser, which has none, reads up to the
         # same place, so that a bound crossed there is still reported in the studio's words.
-        _scan_with(yaml.BaseLoader, text)
+        _scan_with(yaml.BaseLoader, text, max_values, what)
 
 
-def _scan_with(parser_class, text: str) -> bool:
+def _scan_with(parser_class, text: str, max_values: int, what: str) -> bool:
     """Check the bounds on the events of ``parser_class``; False when the parser refused the text
     (before any bound was crossed)."""
     try:
@@ -107,7 +108,7 @@ def _scan_with(parser_class, text: str) -> bool:
     except yaml.YAMLError:
         return False
     try:
-        _scan(parser)
+        _scan(parser, max_values, what)
     except yaml.YAMLError:
         return False  # the composer reports it, at the same place
     finally:
@@ -115,18 +116,19 @@ def _scan_with(parser_class, text: str) -> bool:
     return True
 
 
-def check_nesting(text: str) -> None:
+def check_nesting(text: str, what: str = "frontmatter") -> None:
     """Raise YamlBoundError where the YAML text nests more than MAX_DEPTH levels deep, read from
     its characters without a parser (see ``yaml_nesting``)."""
     where = first_too_deep(text, MAX_DEPTH)
     if where is not None:
-        raise YamlBoundError(_TOO_DEEP, *where)
+        raise YamlBoundError(_too_deep(what), *where)
 
 
-_TOO_DEEP = f"the frontmatter is nested more than {MAX_DEPTH} levels deep"
+def _too_deep(what: str) -> str:
+    return f"the {what} is nested more than {MAX_DEPTH} levels deep"
 
 
-def _scan(parser) -> None:
+def _scan(parser, max_values: int, what: str) -> None:
     stack: list[_Frame] = []
     anchors: dict[str, tuple[int, int]] = {}   # closed anchors: (size, depth)
     open_anchors: set[str] = set()
@@ -146,8 +148,8 @@ def _scan(parser) -> None:
             stack.append(frame)
             total += 1
             if len(stack) > MAX_DEPTH:
-                raise YamlBoundError(_TOO_DEEP, mark.line, mark.column)
-            _check_total(total, aliased, mark)
+                raise YamlBoundError(_too_deep(what), mark.line, mark.column)
+            _check_total(total, aliased, mark, max_values, what)
             continue
         if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             frame = stack.pop()
@@ -167,7 +169,7 @@ def _scan(parser) -> None:
             size, depth = anchors.get(name, (1, 0))
             aliased = True
             if len(stack) + depth > MAX_DEPTH:
-                raise YamlBoundError(f"alias '*{name}' nests the frontmatter more than {MAX_DEPTH} levels "
+                raise YamlBoundError(f"alias '*{name}' nests the {what} more than {MAX_DEPTH} levels "
                                      "deep", mark.line, mark.column)
         else:  # a scalar
             size, depth = 1, 0
@@ -178,13 +180,13 @@ def _scan(parser) -> None:
             parent = stack[-1]
             parent.size += size
             parent.depth = max(parent.depth, depth + 1)
-        _check_total(total, aliased, mark)
+        _check_total(total, aliased, mark, max_values, what)
 
 
-def _check_total(total: int, aliased: bool, mark) -> None:
-    if total <= MAX_VALUES:
+def _check_total(total: int, aliased: bool, mark, max_values: int, what: str) -> None:
+    if total <= max_values:
         return
     if aliased:
-        raise YamlBoundError(f"the frontmatter's aliases expand to more than {MAX_VALUES:,} values "
+        raise YamlBoundError(f"the {what}'s aliases expand to more than {max_values:,} values "
                              "(an alias bomb?)", mark.line, mark.column)
-    raise YamlBoundError(f"the frontmatter holds more than {MAX_VALUES:,} values", mark.line, mark.column)
+    raise YamlBoundError(f"the {what} holds more than {max_values:,} values", mark.line, mark.column)

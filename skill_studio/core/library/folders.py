@@ -15,6 +15,7 @@ from skill_studio.core.format.names import file_name_problem, printable
 from skill_studio.core.format.skill_paths import VCS_REASON, vcs_part
 from skill_studio.core.format.skillmd import SkillParseError
 from skill_studio.core.library.atomic import is_staging
+from skill_studio.core.library.bounded_read import ReadRefused, read_bounded
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin, Skill, SkillFile
 
 SKIP_DIRS = frozenset({".git", "node_modules"})
@@ -24,8 +25,6 @@ MAX_DEPTH = 10
 MAX_FILES_PER_SKILL = 5000
 MAX_SKILL_BYTES = 200 * 1024 * 1024
 MAX_FILE_BYTES = 50 * 1024 * 1024
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 class FolderError(ValueError):
@@ -231,39 +230,16 @@ def _inside(folder: Path, real: str) -> bool:
 
 
 def _read_regular(path: Path, limit: int, shown: Path | None = None) -> tuple[bytes, int]:
-    """The bytes and permission bits of a regular file of at most ``limit`` bytes.
-
-    The file is opened without following a link and without waiting (a fifo is refused, not
-    read), and read no further than the limit, whatever its size said before.
-    """
-    shown_text = printable(str(shown or path))
+    """The bytes and permission bits of a regular file of at most ``limit`` bytes, opened
+    without following a link and without waiting (a fifo is refused, not read)."""
     try:
-        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | getattr(os, "O_BINARY", 0))
-    except OSError as e:
-        raise FolderError(f"{shown_text}: cannot be read ({e.strerror or e})") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise FolderError(f"{shown_text}: is not a regular file (a fifo, socket or device)")
-        if st.st_size > limit:
-            _too_big(shown_text, st.st_size, limit, shown is not None)
-        chunks, size = [], 0
-        while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                _too_big(shown_text, size, limit, shown is not None)
-        return b"".join(chunks), stat.S_IMODE(st.st_mode) & 0o777
-    except OSError as e:
-        raise FolderError(f"{shown_text}: cannot be read ({e.strerror or e})") from None
-    finally:
-        os.close(fd)
-
-
-def _too_big(shown: str, size: int, limit: int, skill_md: bool) -> None:
-    if skill_md:
-        raise SkillParseError(f"file is {size:,} bytes, over the {limit:,}-byte limit for SKILL.md", shown, 1, 1)
-    raise FolderError(f"{shown}: is {size:,} bytes, over the limit of {limit // 2**20} MiB per file")
+        return read_bounded(path, limit, follow_links=False, shown=shown or path,
+                            what="SKILL.md" if shown is not None else "file of a skill")
+    except ReadRefused as e:
+        if shown is not None and e.size is not None:
+            raise SkillParseError(f"file is {e.size:,} bytes, over the {limit:,}-byte limit for SKILL.md",
+                                  e.path, 1, 1) from None
+        raise FolderError(str(e)) from None
 
 
 def build_skill(data: bytes, folder_name: str, files: list[SkillFile], *, origin: Origin,

@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.bus import dispatch as bus
+from skill_studio.core.bus.yaml_io import MAX_FILE_BYTES
+from skill_studio.core.library.bounded_read import read_text_bounded
 from skill_studio.core.store import StoreError
 from skill_studio.ui.bindings.binding_cards import BINDING_ROLE, BindingCardDelegate, BindingListModel, summary
 from skill_studio.ui.bindings.binding_dialog import BindingDialog
@@ -277,7 +279,7 @@ class BindingsPanel(QWidget):
         if not path:
             return 0
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_text_bounded(path, MAX_FILE_BYTES, what="bindings file")
             added = bus.import_yaml(self.store, text)
         except (OSError, ValueError, OverflowError, StoreError) as e:   # BindingError, YAML and encoding errors
             self.tell("Nothing imported", f"{path}:\n\n{e}")

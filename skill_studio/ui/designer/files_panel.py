@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.library.archive import safe_relative_path
+from skill_studio.core.library.bounded_read import ReadRefused, read_bounded
 from skill_studio.core.model import SkillFile
 from skill_studio.core.runtime.script_run import is_script
 from skill_studio.ui.designer.file_rules import MAX_FILE_BYTES, check_path, describe, human_size, is_binary, kind_of
@@ -144,16 +145,19 @@ class FilesPanel(QWidget):
         for name in self.pick_files():
             source = Path(name)
             try:
-                info = source.stat()
-                if info.st_size > MAX_FILE_BYTES:
-                    raise ValueError(f"it is {human_size(info.st_size)} ({info.st_size:,} bytes), over the "
+                size = source.stat().st_size
+                if size > MAX_FILE_BYTES:
+                    raise ValueError(f"it is {human_size(size)} ({size:,} bytes), over the "
                                      f"{MAX_FILE_BYTES // 2**20} MB limit for a file of a skill")
                 path = check_path(posixpath.join(folder, source.name), list(self._files))
-                data = source.read_bytes()
+                data, mode = read_bounded(source, MAX_FILE_BYTES, what="file of a skill")
+            except ReadRefused as e:
+                self.tell(f"'{source.name}' was not added: {str(e).removeprefix(e.path + ': ')}.")
+                continue
             except (OSError, ValueError) as e:
                 self.tell(f"'{source.name}' was not added: {e}.")
                 continue
-            self._files[path] = SkillFile(path, data, 0o755 if info.st_mode & 0o111 else 0o644)
+            self._files[path] = SkillFile(path, data, 0o755 if mode & 0o111 else 0o644)
             added = path
         if added is not None:
             self._changed(added)
