@@ -7,7 +7,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from skill_studio.core.agents.prompt import available_skills_block, skill_md_location, with_warning
+from skill_studio.core.agents.prompt import (
+    MAX_BLOCK_DESCRIPTION,
+    available_skills_block,
+    skill_md_location,
+    with_warning,
+)
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
@@ -15,10 +20,11 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     from skill_studio.core.agents import matching
     from skill_studio.core.format import skillmd
     from skill_studio.core.format.fields import to_skill
-    from skill_studio.core.library.folders import find_skill_md
+    from skill_studio.core.library.folders import find_skill_md, read_skill_md
     from skill_studio.core.model import EXPOSED_STATES, Lifecycle
 
     entries: list[tuple[str, str, str]] = []
+    cut: list[str] = []     # descriptions over what the block carries
     store = None
     try:
         names: list[str] = []
@@ -26,12 +32,14 @@ def cmd_prompt(args: argparse.Namespace) -> int:
             path = Path(arg)
             if path.exists():
                 folder = path.parent if path.is_file() else path
-                md = find_skill_md(folder.resolve())
-                if md is None:
+                if find_skill_md(folder.resolve()) is None:
                     raise CliError(f"{arg}: SKILL.md not found")
-                doc = skillmd.parse_document(md.read_bytes(), str(md))
+                md, data = read_skill_md(folder.resolve())
+                doc = skillmd.parse_document(data, str(md))
                 skill = to_skill(doc, folder.name)
-                entries.append((skill.name, skill.description, str(md)))
+                if len(skill.description) > MAX_BLOCK_DESCRIPTION:
+                    cut.append(skill.name)
+                entries.append((skill.name, with_warning(skill.description, None), str(md)))
             else:
                 names.append(arg)
         if names or not args.names:
@@ -53,6 +61,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
                                        f"(skill-studio export {s.name} --to DIR) and name that folder", 1)
                     left_out.append(s.name)
                     continue
+                if len(s.description) > MAX_BLOCK_DESCRIPTION:
+                    cut.append(s.name)
                 entries.append((s.name, with_warning(s.description, warnings.get(s.name)), location))
             if left_out:
                 print(f"skill-studio: left out, no SKILL.md on disk (export or install them): {', '.join(left_out)}",
@@ -60,6 +70,9 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     finally:
         if store is not None:
             store.close()
+    if cut:
+        print(f"skill-studio: description cut to {MAX_BLOCK_DESCRIPTION:,} characters in the block (the format's "
+              f"limit; shorten it): {', '.join(cut)}", file=sys.stderr)
     sys.stdout.write(available_skills_block(entries))
     sys.stdout.write("\n")
     return 0

@@ -96,3 +96,33 @@ def test_plain_prompt_stays_the_reference_block_with_warnings_about(capsys, tmp_
     _, out, _ = run(capsys, "--store", store, "prompt", *names)
     ref = CliRunner().invoke(reference_main, ["to-prompt", *(str(SAMPLES / n) for n in names)])
     assert out == ref.stdout and "Warning" not in out
+
+
+def _long_description_folder(tmp_path, size: int):
+    folder = tmp_path / "wordy"
+    folder.mkdir()
+    description = "Summarises long reports. " * (size // 25 + 1)
+    (folder / "SKILL.md").write_text(f"---\nname: wordy\ndescription: {description[:size]}\n---\n# Wordy\n")
+    return folder
+
+
+def test_prompt_cuts_a_description_past_the_format_limit_and_says_so(capsys, tmp_path):
+    from skill_studio.core.agents.prompt import MAX_BLOCK_DESCRIPTION
+
+    store = library(capsys, tmp_path)
+    folder = _long_description_folder(tmp_path, 1 << 20)
+    assert run(capsys, "--store", store, "import", str(folder))[0] == 0
+    for argv in (["prompt", "--gated"], ["prompt", "wordy", "pdf-extract"], ["prompt", str(folder)]):
+        code, out, err = run(capsys, "--store", store, *argv)
+        block = out.split("<name>\nwordy\n</name>\n<description>\n", 1)[1].split("\n</description>", 1)[0]
+        assert code == 0 and len(block) == MAX_BLOCK_DESCRIPTION and block.endswith("…")
+        assert "description cut to 1,024 characters" in err and "wordy" in err
+        assert len(out) < 20_000
+
+
+def test_prompt_keeps_a_description_at_the_limit_whole(capsys, tmp_path):
+    store = library(capsys, tmp_path)
+    folder = _long_description_folder(tmp_path, 1024)
+    assert run(capsys, "--store", store, "import", str(folder))[0] == 0
+    code, out, err = run(capsys, "--store", store, "prompt", "wordy")
+    assert code == 0 and "cut" not in err and "…" not in out

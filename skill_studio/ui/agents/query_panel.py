@@ -221,13 +221,12 @@ class QueryPanel(QWidget):
     @Slot()
     def copy_prompt(self) -> str:
         """Copy the prompt block of the gated set; returns it."""
-        block, left_out = gated_prompt(self.store)
-        self.copy_text(block)
-        shown = block.count("<skill>")
-        extra = (f" {len(left_out)} left out: no SKILL.md on disk ({', '.join(left_out[:5])}"
-                 + ("…" if len(left_out) > 5 else "") + ").") if left_out else ""
+        made = gated_prompt(self.store)
+        self.copy_text(made.text)
+        shown = made.text.count("<skill>")
+        extra = "".join(f" {note[:1].upper()}{note[1:]}." for note in made.notes())
         self.status.setText(f"Copied the prompt block of {shown} skill(s) agents may see.{extra}")
-        return block
+        return made.text
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)

@@ -75,11 +75,11 @@ class AgentsFeature(Feature):
         w = self.shell
         names = w.selected_names()
         what = f"{len(names)} selected skill(s)" if names else "the skills agents may see"
-        block, left_out = prompt_for(w.store, names) if names else gated_prompt(w.store)
-        self.copy_text(block)
-        extra = f"; left out, no SKILL.md on disk: {', '.join(left_out)}" if left_out else ""
+        made = prompt_for(w.store, names) if names else gated_prompt(w.store)
+        self.copy_text(made.text)
+        extra = "".join(f"; {note}" for note in made.notes())
         w.show_status(f"Copied the prompt block of {what}{extra}", 8000)
-        return block
+        return made.text
 
     def _reveal(self, name: str) -> None:
         if name in self.shell.store:
