@@ -54,9 +54,17 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from skill_studio.core.review.merge import merge_preview
 
     store = _store(args)
-    preview = merge_preview(store, args.target, args.source)
+    preview = merge_preview(store, args.target, args.source, with_files=args.with_files)
+    if preview.new_files and preview.with_files:
+        files = f"  files added: {len(preview.new_files)}" + "".join(f"\n    + {p}" for p in preview.new_files)
+    elif preview.new_files:
+        files = (f"  files not added: {len(preview.new_files)} (--with-files adds them)"
+                 + "".join(f"\n    - {p}" for p in preview.new_files))
+    else:
+        files = "  files added: 0"
     lines = [f'merge "{args.source}" into "{args.target}"',
              f"  steps added: {len(preview.added_steps)}" + "".join(f"\n    + {s}" for s in preview.added_steps),
+             files,
              f"  tags: {', '.join(preview.merged.tags) or '-'}",
              f"  depends on: {', '.join(preview.merged.depends_on) or '-'}",
              f"  dependents rewritten: {', '.join(preview.dependents) or 'none'}",
@@ -67,7 +75,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: nothing was written")
         return 0
-    change = merge_skills(store, args.target, args.source, author=_author(args)).change
+    change = merge_skills(store, args.target, args.source, author=_author(args),
+                          with_files=preview.with_files).change
     print(f'merged: "{args.target}" is now version {change.after[args.target].version}')
     return 0
 
@@ -127,6 +136,12 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     m.add_argument("target")
     m.add_argument("source")
     m.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
+    files = m.add_mutually_exclusive_group()
+    files.add_argument("--with-files", dest="with_files", action="store_true", default=None,
+                       help="also add the source's files the target lacks (by default only when the source is "
+                            "trusted at least as much as the target)")
+    files.add_argument("--without-files", dest="with_files", action="store_false",
+                       help="add none of the source's files")
     m.add_argument("--as", dest="as_", metavar="REVIEWER")
     d = add("delete", "delete skills (one that a skill not named depends on is refused)", cmd_delete, False)
     d.add_argument("names", nargs="+", metavar="NAME")

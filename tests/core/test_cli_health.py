@@ -1,4 +1,4 @@
-"""Maintenance commands: health (plan, --apply, --json), use, duplicates; llm imports merged into near copies."""
+"""Maintenance commands: health (plan, --apply, --json), use, duplicates; llm imports that repeat a skill."""
 
 from __future__ import annotations
 
@@ -68,9 +68,8 @@ def test_duplicates_and_dismissing_a_pair(db, capsys):
     assert "no duplicates to merge" in capsys.readouterr().out
 
 
-def test_an_llm_import_that_repeats_a_skill_is_merged_into_it(db, tmp_path, capsys):
+def test_an_llm_import_that_repeats_a_reviewed_skill_is_proposed_for_review(db, tmp_path, capsys):
     from skill_studio.core.library.importer import import_paths
-    from skill_studio.core.review.lifecycle import put_back
 
     folder = tmp_path / "lib" / "release-notes-writer"
     folder.mkdir(parents=True)
@@ -88,10 +87,9 @@ def test_an_llm_import_that_repeats_a_skill_is_merged_into_it(db, tmp_path, caps
         statuses = {e.name: (e.status, e.reason) for e in report.entries}
         assert statuses["sql-linter"][0] == "imported"
         status, reason = statuses["release-notes-writer"]
-        assert status == "merged" and "merged into" in reason
+        assert status == "imported" and "its merge proposed for review" in reason
         target = reason.split('"')[1]
-        assert "release-notes-writer" not in store
-        assert "Announce it in the team channel." in store.get(target).skill_md
-        assert "1 merged into existing skills" in report.summary
-        put_back(store, report.undo.before, note="undo: import merge")
-        assert "release-notes-writer" in store and store.get("notes").skill_md == before.skill_md
+        assert target in ("notes", "notes-copy") and store.get(target).version == 1
+        assert store.get("notes").skill_md == before.skill_md
+        assert store.get("release-notes-writer").lifecycle == Lifecycle.CANDIDATE
+        assert "1 proposed as merges into reviewed skills (in the review queue)" in report.summary

@@ -189,7 +189,7 @@ def test_an_llm_import_is_merged_into_a_copy_but_never_into_a_templates_sibling(
     for folder, name in ((products, "xero-automation"), (skills, "mermaid-diagram-generator")):
         shutil.copytree(folder / name, tmp_path / "extracted" / name)
     store = Store(tmp_path / "s.db")
-    import_paths(store, [tmp_path / "library"])
+    import_paths(store, [tmp_path / "library"], origin=Origin.LLM)   # unreviewed: merged into at once
     index = SimilarityIndex(store)
     index.refresh()
     report = import_paths(store, [tmp_path / "extracted"], origin=Origin.LLM)

@@ -4,7 +4,7 @@ import csv
 
 import pytest
 from conftest import SCREENSHOTS, make
-from PySide6.QtCore import QDate, Qt
+from PySide6.QtCore import QDate, QPoint, Qt
 from PySide6.QtWidgets import QApplication, QDialog
 
 from skill_studio.core.model import Lifecycle
@@ -143,7 +143,7 @@ def test_apply_with_the_default_merge_archives_the_source(qtbot, dialog, seeded_
 def test_failing_merge_keeps_the_dialog_open_with_the_message(qtbot, dialog, seeded_store):
     calls = []
 
-    def refuse(target, source):
+    def refuse(target, source, with_files):
         calls.append((target, source))
         raise StoreError("the store is read-only right now")
 
@@ -361,3 +361,36 @@ def test_audit_log_screenshot(view):
     view.refresh()
     shot(view, "audit-log.png")
     assert (SCREENSHOTS / "audit-log.png").stat().st_size > 20_000
+
+
+def _untrusted_copy(store):
+    from skill_studio.core.model import Origin, SkillFile
+
+    body = "# Notes\n\n1. Read the changelog.\n2. Write the notes.\n"
+    store.add(make("notes", "Writes release notes. Use when releasing.", body))
+    store.add(make("notes-extracted", "Writes release notes. Use when releasing.", body + "3. Announce it.\n",
+                   origin=Origin.LLM, files=[SkillFile("scripts/helper.sh", b"#!/bin/sh\necho hi\n", 0o755)]))
+
+
+@pytest.mark.parametrize("tick", [False, True])
+def test_an_untrusted_sources_files_come_only_when_ticked(qtbot, store, tick):
+    _untrusted_copy(store)
+    d = MergeDialog(store, "notes", "notes-extracted")
+    qtbot.addWidget(d)
+    d.show()
+    assert d.files_check.isVisible() and not d.files_check.isChecked()
+    assert "Also add 1 file(s) from notes-extracted: scripts/helper.sh" == d.files_check.text()
+    assert "Files not added: scripts/helper.sh" in summary(d)
+    if tick:
+        box = d.files_check   # a click on the box itself (the widget runs wider than its text)
+        qtbot.mouseClick(box, Qt.LeftButton, pos=QPoint(8, box.height() // 2))
+        assert d.files_check.isChecked() and "Files added: scripts/helper.sh" in summary(d)
+    qtbot.mouseClick(d.apply_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: d.result() == QDialog.Accepted)
+    assert ("scripts/helper.sh" in {f.path for f in store.get("notes").files}) is tick
+    assert "Announce it." in store.get("notes").skill_md
+
+
+def test_no_files_box_when_the_source_brings_no_new_file(qtbot, dialog):
+    dialog.set_names(SOURCE, SOURCE + "x")
+    assert not dialog.files_check.isVisible()

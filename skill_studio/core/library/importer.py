@@ -37,6 +37,7 @@ class ImportEntry:
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
     strict_errors: list[str] = field(default_factory=list)
+    proposed_merge: str | None = None   # the reviewed skill an extracted one nearly repeats (left to a reviewer)
 
 
 @dataclass
@@ -50,8 +51,10 @@ class ImportReport:
     @property
     def summary(self) -> str:
         merged = self.count("merged")
+        proposed = sum(1 for e in self.entries if e.proposed_merge)
         return ", ".join(f"{self.count(s)} {s}" for s in ("imported", "updated", "unchanged", "skipped")) \
-            + (f", {merged} merged into existing skills" if merged else "")
+            + (f", {merged} merged into existing skills" if merged else "") \
+            + (f", {proposed} proposed as merges into reviewed skills (in the review queue)" if proposed else "")
 
 
 class _Writer:
@@ -125,9 +128,10 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
     stop early. New skills are written in batches, each one transaction.
 
     Skills extracted by an agent (``llm``) that nearly repeat a library skill (similarity at
-    least the ``import.merge_similarity`` setting, 0.78) are merged into it instead of added
-    (``merge_similar`` defaults to True for llm imports); they are reported as "merged" and
-    ``report.undo`` undoes it.
+    least the ``import.merge_similarity`` setting, 0.78; ``merge_similar`` defaults to True for
+    llm imports) are merged into it instead of added when it is another unreviewed extracted
+    skill: reported as "merged", and ``report.undo`` undoes it. A reviewed skill is never
+    changed by an import: the new one stays a candidate with ``proposed_merge`` naming it.
     """
     report = _import(store, paths, origin=Origin(origin), author=author, check_strict=check_strict,
                      progress=progress)
@@ -140,8 +144,15 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
             by_name = {e.name: e for e in report.entries if e.status == "imported"}
             for a in absorbed:
                 entry = by_name[a.name]
+                if a.proposed:
+                    entry.proposed_merge = a.target
+                    entry.reason = (f'nearly repeats "{a.target}" (similarity {a.similarity:.2f}), which was '
+                                    "reviewed: kept as a candidate, its merge proposed for review")
+                    continue
                 entry.status = "merged"
                 entry.reason = f'merged into "{a.target}" (similarity {a.similarity:.2f})'
+                if a.files:
+                    entry.reason += f", with {len(a.files)} new file(s): {', '.join(a.files)}"
     return report
 
 

@@ -84,10 +84,13 @@ def set_pinned(store: Store, names: Iterable[str], pinned: bool, reason: str = "
     return outcome(_joined(done, f"{'Pin' if pinned else 'Unpin'} {len(done)} skills"), refused)
 
 
-def merge_skills(store: Store, target: str, source: str, *, author: str | None = None) -> Outcome:
+def merge_skills(store: Store, target: str, source: str, *, author: str | None = None,
+                 with_files: bool | None = None) -> Outcome:
     """Merge ``source`` into ``target`` (SPEC §6): the target's new version, dependents rewritten,
-    the source archived. Raises StoreError (itself, a builtin source), ReadOnlySkill, NotFound."""
-    return outcome(merging.merge(store, target, source, author=author))
+    the source archived; the source's new files too when ``with_files`` (by default only from a
+    source trusted at least as much as the target). Raises StoreError (itself, a builtin
+    source), ReadOnlySkill, NotFound."""
+    return outcome(merging.merge(store, target, source, author=author, with_files=with_files))
 
 
 def undo(stack: UndoStack, *, author: str | None = None) -> Outcome:

@@ -24,6 +24,15 @@ class MergePreview:
     added_steps: list[str]        # the source's steps that are new to the target
     dependents: list[str]         # skills whose depends_on will name the target instead
     description_cut: bool         # the combined description was cut to the format's limit
+    new_files: list[str]          # the source's files the target does not have (paths)
+    with_files: bool              # whether the merge adds them (see ``carries_files``)
+
+
+def carries_files(target: Skill, source: Skill) -> bool:
+    """Whether a merge adds the source's new files unless told: only when the source is trusted
+    at least as much as the target. Files (scripts above all) of a less trusted skill never
+    reach a more trusted one unless a reviewer asks for them by name."""
+    return int(source.trust_tier) >= int(target.trust_tier)
 
 
 def _norm(action: str) -> str:
@@ -56,9 +65,15 @@ def _check(store: Store, target_name: str, source_name: str) -> tuple[Skill, Ski
     return target, source
 
 
-def merge_preview(store: Store, target_name: str, source_name: str) -> MergePreview:
-    """What merging ``source`` into ``target`` would give, without writing anything."""
+def merge_preview(store: Store, target_name: str, source_name: str, *,
+                  with_files: bool | None = None) -> MergePreview:
+    """What merging ``source`` into ``target`` would give, without writing anything. The
+    source's new files are added when ``with_files``; by default (None) as ``carries_files``
+    decides."""
     target, source = _check(store, target_name, source_name)
+    new_files = _new_files(target, source)
+    if with_files is None:
+        with_files = carries_files(target, source)
     known = {_norm(s["action"]) for s in target.steps}
     added: list[str] = []
     for s in source.steps:
@@ -79,7 +94,7 @@ def merge_preview(store: Store, target_name: str, source_name: str) -> MergePrev
                     depends_on=depends, conflicts_with=conflicts,
                     steps=[s["action"] for s in steps] if _has_frontmatter_steps(target.skill_md) else None)
     doc = skillmd.parse_document(text, f"{target.name}/{target.md_filename}")
-    merged = to_skill(doc, target.folder_name, files=_merged_files(target, source),
+    merged = to_skill(doc, target.folder_name, files=list(target.files) + (new_files if with_files else []),
                       md_filename=target.md_filename, source_path=target.source_path)
     merged.steps = steps
     outcomes = scores.Outcomes(target.success_decayed + source.success_decayed,
@@ -91,17 +106,18 @@ def merge_preview(store: Store, target_name: str, source_name: str) -> MergePrev
                      success_rate=scores.success_rate(outcomes), utility_score=scores.utility(outcomes),
                      last_used_at=max(filter(None, [target.last_used_at, source.last_used_at]), default=None))
     dependents = [n for n in store.dependents(source.name) if n not in both]
-    return MergePreview(target, source, merged, added, dependents, cut)
+    return MergePreview(target, source, merged, added, dependents, cut, [f.path for f in new_files],
+                        bool(with_files and new_files))
 
 
 def _has_frontmatter_steps(text: str) -> bool:
     return "steps" in skillmd.parse_document(text).data
 
 
-def _merged_files(target: Skill, source: Skill) -> list:
-    """The target's files, and the source's that the target does not have (same path: target's wins)."""
+def _new_files(target: Skill, source: Skill) -> list:
+    """The source's files that the target does not have (same path: the target's is kept)."""
     paths = {f.path for f in target.files}
-    return list(target.files) + [f for f in source.files if f.path not in paths]
+    return [f for f in source.files if f.path not in paths]
 
 
 def _rewrite(text: str, old_body: str, body: str, name: str, **fields) -> str:
@@ -122,12 +138,15 @@ def _rewrite(text: str, old_body: str, body: str, name: str, **fields) -> str:
     return text
 
 
-def merge(store: Store, target_name: str, source_name: str, *, author: str | None = None) -> Change:
+def merge(store: Store, target_name: str, source_name: str, *, author: str | None = None,
+          with_files: bool | None = None) -> Change:
     """Merge ``source`` into ``target`` (SPEC §6) in one transaction: the target's new version,
     dependents rewritten to need the target, the source archived with the reason
-    ``Merged into "<target>"``. Returns the change (every skill touched, before and after)."""
+    ``Merged into "<target>"``. The source's new files come too when ``with_files`` (by default,
+    as ``carries_files`` decides); the audit names them. Returns the change (every skill
+    touched, before and after)."""
     with store.transaction():
-        preview = merge_preview(store, target_name, source_name)
+        preview = merge_preview(store, target_name, source_name, with_files=with_files)
         target, source = preview.target, preview.source
         dependents = {name: store.get(name) for name in preview.dependents}
         before: dict[str, Skill | None] = {target.name: target, source.name: source, **dependents}
@@ -140,8 +159,10 @@ def merge(store: Store, target_name: str, source_name: str, *, author: str | Non
                         failure_decayed=merged.failure_decayed, success_rate=merged.success_rate,
                         utility_score=merged.utility_score, last_used_at=merged.last_used_at,
                         steps=merged.steps)
-        store.audit(target.name, "merge", source.name, target.name, f'Merged "{source.name}" into "{target.name}"',
-                    author)
+        files = (f" with {len(preview.new_files)} new file(s): {', '.join(preview.new_files)}" if preview.with_files
+                 else f" without its {len(preview.new_files)} new file(s)" if preview.new_files else "")
+        store.audit(target.name, "merge", source.name, target.name,
+                    f'Merged "{source.name}" into "{target.name}"{files}', author)
         for name in preview.dependents:
             dep = dependents[name]
             doc = skillmd.parse_document(dep.skill_md, f"{name}/{dep.md_filename}")

@@ -166,8 +166,8 @@ class ReviewActions(QObject):
             dialog.deleteLater()
         return None
 
-    def _merge(self, target: str, source: str) -> Change:
-        return ops.merge_skills(self.store, target, source, author=self.reviewer()).change
+    def _merge(self, target: str, source: str, with_files: bool | None = None) -> Change:
+        return ops.merge_skills(self.store, target, source, author=self.reviewer(), with_files=with_files).change
 
     def record(self, change: Change) -> Change:
         """Put an operation done elsewhere (a health plan, an import's merges) on the undo stack."""

@@ -6,6 +6,7 @@ from html import escape
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QCompleter,
     QDialog,
@@ -37,9 +38,14 @@ CHOOSE = "Choose the skill to merge and the skill to merge it into."
 class MergeDialog(QDialog):
     """Merging one skill into another, previewed before anything is written.
 
-    ``do_merge(target, source)`` performs the merge and returns what changed; it defaults to
-    :func:`skill_studio.core.review.merge.merge` and the window replaces it to go through its undo
-    stack. After a successful merge the dialog is accepted and :attr:`change` holds the result.
+    ``do_merge(target, source, with_files)`` performs the merge and returns what changed; it
+    defaults to :func:`skill_studio.core.review.merge.merge` and the window replaces it to go
+    through its undo stack. After a successful merge the dialog is accepted and :attr:`change`
+    holds the result.
+
+    The source's files that the target lacks are listed with a box to add them, ticked only when
+    the source is trusted at least as much as the target (a script of an unreviewed skill never
+    reaches a trusted one unless the reviewer ticks it).
     """
 
     def __init__(self, store, target: str | None = None, source: str | None = None,
@@ -47,7 +53,7 @@ class MergeDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Merge skills")
         self.store = store
-        self.do_merge = lambda t, s: merge(store, t, s)
+        self.do_merge = lambda t, s, with_files: merge(store, t, s, with_files=with_files)
         self.change = None
         self.preview: MergePreview | None = None
         self._error = ""
@@ -67,6 +73,11 @@ class MergeDialog(QDialog):
         names_grid.addWidget(self.target_combo, 1, 2)
         names_grid.setColumnStretch(0, 1)
         names_grid.setColumnStretch(2, 1)
+
+        self.files_check = QCheckBox(self)
+        self.files_check.setVisible(False)
+        self.files_check.toggled.connect(self._files_toggled)
+        self._files_choice: dict[tuple[str, str], bool] = {}   # the reviewer's tick, per pair
 
         self.message_label = QLabel(self)
         self.message_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -94,6 +105,7 @@ class MergeDialog(QDialog):
         layout.addLayout(names_grid)
         layout.addWidget(self.message_label)
         layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.files_check)
         layout.addWidget(self.buttons)
 
         self._timer = QTimer(self)
@@ -144,11 +156,12 @@ class MergeDialog(QDialog):
             self._show_problem(" ".join(f'There is no skill named "{n}".' for n in dict.fromkeys(unknown)))
             return
         try:
-            preview = merge_preview(self.store, target, source)
+            preview = merge_preview(self.store, target, source, with_files=self._files_choice.get((target, source)))
         except Exception as e:  # noqa: BLE001 - refused (self-merge, builtin) or unreadable: say why, never crash
             self._show_problem(str(e) or type(e).__name__)
             return
         self.preview = preview
+        self._show_files(preview)
         self._set_message("", error=False)
         self.summary.setHtml(summary_html(preview, current_tokens()))
         self.diff_view.set_texts(preview.target.skill_md, preview.merged.skill_md,
@@ -163,7 +176,7 @@ class MergeDialog(QDialog):
         if self.preview is None:
             return
         try:
-            change = self.do_merge(self.target(), self.source())
+            change = self.do_merge(self.target(), self.source(), self.preview.with_files)
         except Exception as e:  # noqa: BLE001 - the merge refused or failed: said in the dialog, never a crash
             self._set_message(f"The merge failed: {e or type(e).__name__}", error=True)
             return
@@ -186,7 +199,26 @@ class MergeDialog(QDialog):
         combo.setCompleter(completer)
         return combo
 
+    def _show_files(self, p: MergePreview) -> None:
+        files = p.new_files
+        self.files_check.setVisible(bool(files))
+        if not files:
+            return
+        shown = ", ".join(files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+        self.files_check.blockSignals(True)
+        self.files_check.setChecked(p.with_files)
+        self.files_check.blockSignals(False)
+        self.files_check.setText(f"Also add {len(files)} file(s) from {p.source.name}: {shown}")
+        self.files_check.setToolTip("Files of the source that the target does not have. They are added only "
+                                    "when ticked; it starts ticked when the source is trusted at least as "
+                                    "much as the target.\n\n" + "\n".join(files))
+
+    def _files_toggled(self, checked: bool) -> None:
+        self._files_choice[(self.target(), self.source())] = checked
+        self.update_preview()
+
     def _show_problem(self, text: str, *, error: bool = True) -> None:
+        self.files_check.setVisible(False)
         self._set_message(text, error=error)
         self.summary.clear()
         self.diff_view.clear("Nothing to preview")
@@ -231,9 +263,11 @@ def summary_html(p: MergePreview, t: Tokens) -> str:
     parts += [f"<s>\u2212&nbsp;{escape(d)}</s>" for d in dropped]  # it no longer needs the other one
     depends = ", ".join(parts)
     out.append(f"<b>Depends on:</b> {depends}")
-    new_files = sorted({f.path for f in merged.files} - {f.path for f in target.files})
-    if new_files:
-        out.append(f"<br><b>Files added:</b> {escape(', '.join(new_files))}")
+    if p.new_files and p.with_files:
+        out.append(f"<br><b>Files added:</b> {escape(', '.join(p.new_files))}")
+    elif p.new_files:
+        out.append(f"<br><b>Files not added:</b> {escape(', '.join(p.new_files))} "
+                   f"<span style='color:{muted}'>(tick the box below to add them)</span>")
     out.append("</p>")
 
     out.append(f"<h4>Steps ({len(merged.steps)}, {len(p.added_steps)} added)</h4><table cellspacing='0'>")
