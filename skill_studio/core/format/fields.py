@@ -58,8 +58,27 @@ def _as_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
     if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False, default=str)
+        return json.dumps(_jsonable(value), ensure_ascii=False, default=str)
+    return _leaf_text(value)
+
+
+def _leaf_text(value: Any) -> str:
+    """A YAML scalar that is not a string as text: a number or a date as written; binary data
+    (``!!binary``) as its UTF-8 text (never a Python ``b'...'`` repr)."""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="replace")
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
     return str(value)
+
+
+def name_value(value: Any) -> str | None:
+    """The text a frontmatter's ``name`` value gives a skill, or None when it gives none (absent,
+    empty, a list, a mapping or binary data: then the folder's name is used)."""
+    if value is None or isinstance(value, (dict, list, bytes, bytearray)):
+        return None
+    text = (value if isinstance(value, str) else _leaf_text(value)).strip()
+    return text or None
 
 
 def studio_fields(data: dict[str, Any]) -> dict[str, Any]:
@@ -138,9 +157,7 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return str(value)
+    return _leaf_text(value)
 
 
 def to_skill(doc: SkillDocument, folder_name: str | None = None, **overrides: Any) -> Skill:
@@ -151,8 +168,7 @@ def to_skill(doc: SkillDocument, folder_name: str | None = None, **overrides: An
     from skill_studio.core.model import Skill
 
     data = doc.data
-    name = data.get("name")
-    name = str(name).strip() if name is not None and str(name).strip() else (folder_name or "")
+    name = name_value(data.get("name")) or folder_name or ""
     fields = studio_fields(data)
     if not fields["steps"]:
         fields["steps"] = steps_from_body(doc.body)

@@ -127,9 +127,12 @@ def check_lenient(raw: bytes | str, folder_name: str | None, path: str | None,
         what = "has no name" if "name" not in data else "has an empty name"
         out.append(warn("L010", f"the frontmatter {what}{used}", name_line or fence_line,
                         f"add name: {folder_name}" if folder_name else None))
-    elif isinstance(value, (dict, list)):
+    elif isinstance(value, (dict, list, bytes, bytearray)):
         used = f"; the folder name '{folder_name}' is used" if folder_name else ""
-        out.append(warn("L011", f"name is not text{used}", name_line))
+        what = "binary data" if isinstance(value, (bytes, bytearray)) else "a list" if isinstance(value, list) \
+            else "a mapping"
+        out.append(warn("L011", f"name is {what}, not text{used}", name_line,
+                        f"name: {folder_name}" if folder_name else None))
     else:
         if not isinstance(value, str):
             out.append(warn("L011", f"name is not text; it is read as '{value}'", name_line,
