@@ -41,10 +41,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from skill_studio.cli.common import CliError, get_skill, open_store
-    from skill_studio.core.runtime import script_run
+    from skill_studio.core.runtime import limits, script_run
+    from skill_studio.core.runtime.visible import VisibleStream, visible
 
     with open_store(args) as store:
         skill = get_skill(store, args.name)
+        try:
+            run_limits = limits.from_settings(store.setting)
+        except limits.LimitError as e:
+            raise CliError(f"{e} (in {store.path})", 1) from None
     question = script_run.trust_question(skill)
     if question and not args.yes:
         if not sys.stdin.isatty():
@@ -54,7 +59,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("not run", file=sys.stderr)
             return 1
     try:
-        plan = script_run.plan(skill, args.script, args.args, use_sandbox=not args.no_sandbox)
+        plan = script_run.plan(skill, args.script, args.args, use_sandbox=not args.no_sandbox, limits=run_limits)
     except script_run.RunError as e:
         raise CliError(str(e), 1) from None
     # Ended from outside (SIGTERM) as by Ctrl+C: the run's own cleanup stops the script and its copy goes.
@@ -62,17 +67,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         where = "sandboxed (no network, only the copy writable)" if plan.sandboxed else \
             f"NOT sandboxed: {plan.sandbox_note}"
-        print(f"running {plan.script} of {skill.name} in a temporary copy, {where}", file=sys.stderr, flush=True)
+        print(visible(f"running {plan.script} of {skill.name} in a temporary copy, {where}"), file=sys.stderr,
+              flush=True)
+        # What the script writes is shown, never acted on by the terminal (colours, titles, clipboard).
+        streams = {"stdout": VisibleStream(), "stderr": VisibleStream()}
 
         def show(stream: str, text: str) -> None:
             out = sys.stdout if stream == "stdout" else sys.stderr
-            out.write(text)
+            out.write(streams[stream].feed(text))
             out.flush()
 
-        result = script_run.run(plan, timeout=args.timeout, on_output=show)
-        print(f"\n{plan.script}: {result.summary}", file=sys.stderr)
+        try:
+            result = script_run.run(plan, timeout=args.timeout, on_output=show)
+        except script_run.RunError as e:
+            raise CliError(str(e), 1) from None
+        for name, stream in streams.items():
+            show(name, stream.end())
+        print(visible(f"\n{plan.script}: {result.summary}"), file=sys.stderr)
         for o in result.outputs:
-            print(f"  output {'(new) ' if o.new else '(changed) '}{o.path} ({o.size:,} bytes)", file=sys.stderr)
+            print(visible(f"  output {'(new) ' if o.new else '(changed) '}{o.path} ({o.size:,} bytes)"),
+                  file=sys.stderr)
         if args.outputs and result.outputs:
             written = script_run.save_outputs(plan, args.outputs, result.outputs)
             print(f"  {len(written)} output file(s) copied to {args.outputs}", file=sys.stderr)
@@ -80,7 +94,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         plan.cleanup()
     if result.timed_out:
         return 124
-    return result.exit_code if result.exit_code is not None else 1
+    if result.exit_code is None:
+        return 1
+    return result.exit_code if result.exit_code >= 0 else 128 - result.exit_code   # (killed by a signal)
+
+
+def _timeout(text: str) -> float:
+    from skill_studio.core.runtime import limits
+
+    try:
+        return limits.check_timeout(text)
+    except limits.LimitError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def split_script_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
@@ -99,14 +124,23 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     s = add("serve", "serve the local skills API on 127.0.0.1 (reads open, writes with the token it prints)",
             cmd_serve, json_flag=False)
     s.add_argument("--port", type=int, default=8765, help="the port (0: any free one); default 8765")
-    s.add_argument("--quiet", action="store_true", help="no line per request")
+    s.add_argument("--quiet", action="store_true", help="no line per request or per client that hangs up early")
     r = add("run", "try one of a skill's scripts in a temporary copy of its folder (sandboxed where bubblewrap "
                    "is installed)", cmd_run, json_flag=False)
-    r.epilog = "The script's own arguments follow --: skill-studio run NAME SCRIPT -- ARG..."
+    from skill_studio.core.runtime import limits
+
+    r.epilog = ("The script's own arguments follow --: skill-studio run NAME SCRIPT -- ARG... "
+                "A run is held to limits, each a setting of the store: " + limits.settings_help() + ". "
+                "The limit that stopped a run is named in its summary. When the studio runs as root, the run "
+                "(sandboxed or not) starts as user nobody; otherwise without the sandbox it runs as your own user, "
+                "with all your user may do. Control characters in its output are shown as ^[ and the like, "
+                "never passed to the terminal.")
     r.add_argument("name")
     r.add_argument("script", nargs="?", help="run.sh, main.py or scripts/...; the first of them when left out")
     r.set_defaults(args=[])   # what follows "--" (see split_script_args)
-    r.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="stop it after this long (60)")
+    r.add_argument("--timeout", type=_timeout, default=limits.DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                   help=f"stop it after this long (default {limits.DEFAULT_TIMEOUT_S:.0f}, at most "
+                        f"{limits.MAX_TIMEOUT_S:.0f})")
     r.add_argument("--yes", action="store_true", help="run a skill below trust tier 3 without asking")
     r.add_argument("--outputs", metavar="DIR", help="copy the files the script wrote into DIR")
     r.add_argument("--no-sandbox", action="store_true", help="run without bubblewrap even where it is installed")

@@ -23,6 +23,16 @@ from skill_studio.core.runtime import script_run
 needs_bwrap = pytest.mark.skipif(script_run.bwrap() is None, reason="bubblewrap is not installed here")
 
 
+@pytest.fixture
+def open_tmp():
+    """A folder the run can write to from outside its copy also when it runs as nobody (the
+    studio runs as root): for the pid files the tests read."""
+    folder = Path(tempfile.mkdtemp(prefix="skill-studio-test-", dir="/tmp"))
+    folder.chmod(0o1777)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def _skill(files: dict[str, bytes], name: str = "tryout", origin: Origin = Origin.HUMAN):
     text = f"---\nname: {name}\ndescription: Tries scripts. Use when testing.\n---\n# {name}\n"
     return build_skill(text.encode(), name, [SkillFile(p, d, 0o755 if p.endswith(".sh") else 0o644)
@@ -85,8 +95,8 @@ def test_a_shell_script_runs_in_the_copy_of_the_skill():
     assert result.exit_code == 0
 
 
-def test_a_timeout_stops_the_script_and_what_it_started(tmp_path):
-    marker = tmp_path / "child.pid"
+def test_a_timeout_stops_the_script_and_what_it_started(open_tmp):
+    marker = open_tmp / "child.pid"
     skill = _skill({"run.sh": f"#!/bin/sh\nsleep 300 &\necho $! > {marker}.tmp\nmv {marker}.tmp {marker}\n"
                               f"sleep 300\n".encode()})
     # The script must have started its child before the time runs out, or there is nothing to check:
@@ -282,8 +292,8 @@ def test_a_failing_receiver_does_not_stall_the_run():
     assert result.exit_code == 0 and not result.timed_out and result.stdout.endswith("line 19999\n")
 
 
-def test_children_left_running_are_stopped_when_the_script_ends(tmp_path):
-    marker = tmp_path / "child.pid"
+def test_children_left_running_are_stopped_when_the_script_ends(open_tmp):
+    marker = open_tmp / "child.pid"
     skill = _skill({"run.sh": f"#!/bin/sh\nsleep 300 &\necho $! > {marker}\necho done\n".encode()})
     plan = script_run.plan(skill, use_sandbox=False)
     try:
@@ -321,10 +331,10 @@ def test_the_program_a_shebang_names(line, program):
     assert script_run._shebang(line) == program
 
 
-def test_the_run_command_interrupted_stops_the_script_and_removes_its_copy(tmp_path):
+def test_the_run_command_interrupted_stops_the_script_and_removes_its_copy(tmp_path, open_tmp):
     from skill_studio.core.store import Store
 
-    db, marker, temp = tmp_path / "store.db", tmp_path / "script.pid", tmp_path / "temp"
+    db, marker, temp = tmp_path / "store.db", open_tmp / "script.pid", open_tmp / "temp"
     temp.mkdir()
     with Store(db) as store:
         store.add(_skill({"run.sh": f"#!/bin/sh\necho $$ > {marker}\necho started\nsleep 300\n".encode()},
@@ -344,11 +354,12 @@ def test_the_run_command_interrupted_stops_the_script_and_removes_its_copy(tmp_p
     assert not list(temp.iterdir())
 
 
-def test_a_daemon_that_leaves_the_run_does_not_hold_it(tmp_path):
+def test_a_daemon_that_leaves_the_run_does_not_hold_it_and_is_stopped(open_tmp):
     """A script may start something that leaves its process group (setsid) and keeps the output
-    pipes open; the run still ends when the script does, and reports what it wrote."""
-    pid_file = tmp_path / "daemon.pid"
-    skill = _skill({"run.sh": f"#!/bin/sh\nsetsid sh -c 'echo $$ > {pid_file}; exec sleep 300' &\n"
+    pipes open; the run still ends when the script does, and what left is stopped with it."""
+    pid_file = open_tmp / "daemon.pid"
+    skill = _skill({"run.sh": f"#!/bin/sh\nsetsid sh -c 'echo $$ > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; "
+                              f"exec sleep 300' &\nwhile [ ! -s {pid_file} ]; do sleep 0.01; done\n"
                               "echo done\n".encode()})
     plan = script_run.plan(skill, "run.sh", use_sandbox=False)   # (a sandbox ends it with the run)
     try:
@@ -357,9 +368,9 @@ def test_a_daemon_that_leaves_the_run_does_not_hold_it(tmp_path):
         plan.cleanup()
     try:
         assert result.exit_code == 0 and result.stdout == "done\n" and not result.cancelled
+        _assert_gone(int(pid_file.read_text()))
     finally:
-        for _ in range(1000):
-            if pid_file.exists() and pid_file.read_text().strip():
-                os.kill(int(pid_file.read_text()), signal.SIGKILL)
-                break
-            time.sleep(0.01)
+        try:
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass

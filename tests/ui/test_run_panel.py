@@ -191,3 +191,21 @@ def test_a_flood_of_output_is_shown_in_part(qtbot, window, store, flood):
     shown = d.run_panel.output.toPlainText()
     assert 100_000 < len(shown) < MAX_SHOWN_CHARS + 20_000   # (of many lines, the last 50,000 are kept)
     assert "more characters of output not shown]" in shown
+
+
+def test_control_characters_are_shown_as_text_and_a_limit_is_named(qtbot, window, store):
+    """Escapes the script prints are shown, not acted on; a limit that stopped the run is in the status."""
+    from skill_studio.core.runtime.limits import Limits
+
+    _add(store, "noisy", {"main.py": b"import sys\nprint('\\x1b]0;title\\x07\\x1b[31mred\\x9b2J\\r\\nnext')\n"
+                                     b"open('\\x1b[2Jname', 'w').write('x')\n"
+                                     b"open('big', 'wb').write(b'x' * 3_000_000)\n"})
+    d = _designer(window, "noisy")
+    d.run_panel.limits_now = lambda: Limits(file_mib=1)
+    with qtbot.waitSignal(d.run_panel.runFinished, timeout=30000):
+        assert d.run_panel.run("main.py")
+    shown = d.run_panel.output.toPlainText()
+    assert "^[]0;title^G^[[31mred<U+009B>2J\nnext" in shown and "\x1b" not in shown and "\x9b" not in shown
+    items = [d.run_panel.outputs.item(i).text() for i in range(d.run_panel.outputs.count())]
+    assert any(item.startswith("^[[2Jname") for item in items)
+    assert "could not write a file over 1 MiB (setting run.file_mib)" in d.run_panel.status.text()

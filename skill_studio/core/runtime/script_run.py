@@ -1,6 +1,7 @@
 """Test runs of a skill's scripts: a temporary copy of the skill folder as the working directory,
-sandboxed where bubblewrap can be used (core.runtime.sandbox), and the files the script wrote collected as
-outputs. The stored skill, and the folder it came from, are never where a script runs.
+sandboxed where bubblewrap can be used (core.runtime.sandbox), within limits (core.runtime.limits), and
+the files the script wrote collected as outputs. The stored skill, and the folder it came from, are
+never where a script runs. When the studio runs as root, the run starts as nobody.
 
 ``plan`` makes the copy and the command; ``run`` runs it (on the caller's thread: the window calls
 it from a worker thread), streaming the output, with a timeout and a cancel.
@@ -11,12 +12,11 @@ from __future__ import annotations
 import codecs
 import hashlib
 import os
+import secrets
 import shlex
 import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -28,9 +28,10 @@ from skill_studio.core.format.names import skill_name_problem
 from skill_studio.core.format.skill_paths import safe_relative_path
 from skill_studio.core.library.folders import skill_files_with_md
 from skill_studio.core.model import Skill, TrustTier
-from skill_studio.core.runtime import sandbox
+from skill_studio.core.runtime import copies, limits, processes, sandbox
+from skill_studio.core.runtime.limits import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, Limits
 
-DEFAULT_TIMEOUT_S = 60.0
+__all__ = ["DEFAULT_TIMEOUT_S", "MAX_TIMEOUT_S", "Limits", "RunError", "RunPlan", "RunResult", "plan", "run"]
 _ENTRY_NAMES = ("run.sh", "main.py")
 _MAX_KEPT_CHARS = 2_000_000      # what is kept of stdout and of stderr for the result
 _SHELLS = ("sh", "bash", "dash")
@@ -81,9 +82,12 @@ class RunPlan:
     sandbox_note: str               # why not, when not
     root: Path                      # the temporary folder holding the copy (removed by cleanup)
     before: dict[str, str] = field(default_factory=dict)   # path -> hash of the copy's files at the start
+    limits: Limits = field(default_factory=Limits)
+    as_nobody: bool = False         # the run starts as nobody (the studio runs as root)
+    token: str = field(default_factory=lambda: secrets.token_hex(16))   # marks the run's processes
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        copies.remove(self.root)
 
 
 @dataclass
@@ -104,20 +108,27 @@ class RunResult:
     outputs: list[RunOutput]
     stdout: str = ""
     stderr: str = ""
+    limit: str = ""                # in plain words, the limit that stopped it or that it ran into
 
     @property
     def summary(self) -> str:
-        how = ("stopped: out of time" if self.timed_out else "cancelled" if self.cancelled
-               else f"exit code {self.exit_code}")
+        if self.timed_out or self.cancelled:
+            how = "stopped: out of time" if self.timed_out else "cancelled"
+        elif self.limit.startswith(("stopped", "killed")):
+            how = self.limit
+        else:
+            how = f"exit code {self.exit_code}"
         box = "sandboxed" if self.sandboxed else f"not sandboxed ({self.sandbox_note})"
-        return f"{how} after {self.seconds:.1f} s, {box}, {len(self.outputs)} output file(s)"
+        ran_into = f"; {self.limit}" if self.limit and how != self.limit else ""
+        return f"{how} after {self.seconds:.1f} s, {box}, {len(self.outputs)} output file(s){ran_into}"
 
 
 def plan(skill: Skill, script: str | None = None, args: list[str] | None = None, *,
-         use_sandbox: bool = True) -> RunPlan:
+         use_sandbox: bool = True, limits: Limits | None = None) -> RunPlan:
     """Copy the skill into a new temporary folder and plan running ``script`` (the first of
-    ``scripts(skill)`` when None) there. Raises RunError when there is nothing to run, or a file
-    of the skill has a path that would land outside the copy."""
+    ``scripts(skill)`` when None) there, within ``limits`` (the defaults when None). Raises RunError
+    when there is nothing to run, or a file of the skill has a path that would land outside the copy.
+    Copies that earlier runs left behind (their process is gone) are removed first."""
     available = scripts(skill)
     if script is None:
         if not available:
@@ -130,8 +141,13 @@ def plan(skill: Skill, script: str | None = None, args: list[str] | None = None,
     folder = skill.folder_name or skill.name
     if not folder or skill_name_problem(folder):
         folder = "skill"
-    root = Path(tempfile.mkdtemp(prefix="skill-studio-run-"))
+    copies.clean_stale()
+    nobody = sandbox.drops_to_nobody()
+    root = copies.make()
     try:
+        if nobody and not copies.reachable_by_others(root):
+            raise RunError(f"runs start as nobody when the studio runs as root, and nobody cannot reach {root.parent}: "
+                           "set TMPDIR to a folder every user can pass through, such as /tmp")
         cwd = root / folder
         for f in skill_files_with_md(skill):
             try:
@@ -143,24 +159,32 @@ def plan(skill: Skill, script: str | None = None, args: list[str] | None = None,
             with open(out, "xb") as fh:   # never through a link, never over a file already there
                 fh.write(f.data)
             os.chmod(out, (f.mode & 0o777) | 0o600)
-        (root / "home").mkdir()
-        (root / "tmp").mkdir()
+        cwd.mkdir(exist_ok=True)
+        home, tmp = root / copies.HOME, root / copies.TMP
+        home.mkdir()
+        tmp.mkdir()
         script = safe_relative_path(script)
         command = _command(cwd, script, by_path[script].data, list(args or []))
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root / "home"), "LANG": "C.UTF-8",
-               "TMPDIR": str(root / "tmp"), "SKILL_DIR": str(cwd), "SKILL_NAME": skill.name,
-               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}   # output as it is written
+        p = RunPlan(skill.name, script, command, cwd, {}, False, "", root,
+                    {f.path: _digest_bytes(f.data) for f in skill_files_with_md(skill)}, limits or Limits(), nobody)
+        p.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
+                 "TMPDIR": str(tmp), "SKILL_DIR": str(cwd), "SKILL_NAME": skill.name,
+                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",   # output as it is written
+                 processes.TOKEN_VARIABLE: p.token}
+        if nobody:   # the copy is nobody's; the folder holding it (and its owner note) stays root's
+            os.chmod(root, 0o711)
+            copies.give_to(sandbox.NOBODY, [cwd, home, tmp])
         tool, note = sandbox.available()
-        sandboxed = False
         if use_sandbox and tool:
-            command = sandbox.command(tool, command, root, cwd)
-            sandboxed = True
-        elif not use_sandbox:
-            note = "sandbox turned off"
-        before = {f.path: _digest_bytes(f.data) for f in skill_files_with_md(skill)}
-        return RunPlan(skill.name, script, command, cwd, env, sandboxed, note, root, before)
+            p.argv = sandbox.command(tool, command, [cwd, home, tmp], cwd, space_mib=p.limits.disk_mib,
+                                     processes=p.limits.processes)
+            p.sandboxed = True
+        else:
+            p.sandbox_note = ("sandbox turned off" if not use_sandbox else note) + \
+                ("; it runs as nobody" if nobody else "; it runs as your own user, with all it may do")
+        return p
     except BaseException:
-        shutil.rmtree(root, ignore_errors=True)
+        copies.remove(root)
         raise
 
 
@@ -169,7 +193,7 @@ def _command(cwd: Path, script: str, data: bytes, args: list[str]) -> list[str]:
     first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
     interpreter = _shebang(first)
     if script.endswith(".py") or interpreter in ("python", "python3"):
-        return [_python(), path, *args]
+        return [sandbox.python(), path, *args]
     if script.endswith(".sh") or interpreter in _SHELLS:
         shell = interpreter if interpreter in _SHELLS and shutil.which(interpreter) else \
             "bash" if shutil.which("bash") else "sh"
@@ -191,13 +215,6 @@ def _shebang(first_line: str) -> str | None:
     if words and os.path.basename(words[0]) == "env":
         words = [w for w in words[1:] if not w.startswith("-")]
     return os.path.basename(words[0]) if words else None
-
-
-def _python() -> str:
-    """A Python for .py scripts: this one, unless it is a bundled app's executable."""
-    if getattr(sys, "frozen", False):
-        return shutil.which("python3") or "python3"
-    return sys.executable
 
 
 def _digest_bytes(data: bytes) -> str:
@@ -238,43 +255,71 @@ def save_outputs(p: RunPlan, dest: str | os.PathLike, found: list[RunOutput] | N
 
 def run(p: RunPlan, *, timeout: float = DEFAULT_TIMEOUT_S, on_output: Callable[[str, str], None] | None = None,
         cancelled: Callable[[], bool] = lambda: False) -> RunResult:
-    """Run a planned script to the end (or the timeout, or until ``cancelled()``), passing each
-    piece of stdout and stderr to ``on_output(stream, text)`` as it comes. Whatever happens, the
-    script and everything it started are stopped before this returns."""
+    """Run a planned script to the end (or the timeout, or until ``cancelled()``, or until it writes
+    more than its limit into its copy), passing each piece of stdout and stderr to
+    ``on_output(stream, text)`` as it comes. Whatever happens, the script and everything it started
+    are stopped before this returns. Raises RunError for a timeout that is not a number of seconds
+    above 0 and at most MAX_TIMEOUT_S."""
+    try:
+        timeout = limits.check_timeout(timeout)
+    except limits.LimitError as e:
+        raise RunError(str(e)) from None
     start = time.monotonic()
     kept: dict[str, list[str]] = {"stdout": [], "stderr": []}
     proc: subprocess.Popen[bytes] | None = None
     pumps: list[threading.Thread] = []
-    timed_out = was_cancelled = False
+    timed_out = was_cancelled = disk_full = False
+    disk = p.limits.disk_mib * limits.MIB
+    uids = {os.geteuid()} | ({sandbox.NOBODY} if p.as_nobody else set())
+    # Without the sandbox the process cap counts all the user's processes: it allows that many more.
+    cap = None if p.sandboxed else p.limits.processes + limits.tasks_of(sandbox.NOBODY if p.as_nobody
+                                                                         else os.getuid())
+    started = processes.now()
     try:
         # Ctrl+C or SIGTERM while the script starts would leave it running unseen: held until it has.
         with _interrupts_held() as unblock_in_child:
+            def in_child() -> None:
+                if unblock_in_child is not None:
+                    unblock_in_child()
+                limits.set_in_child(p.limits, cap)
+                if p.as_nobody:
+                    sandbox.become_nobody()
+
             proc = subprocess.Popen(p.argv, cwd=p.cwd, env=p.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True, preexec_fn=unblock_in_child)
+                                    stderr=subprocess.PIPE, start_new_session=True, preexec_fn=in_child)
+            marks = processes.marks(proc.pid, started, p.token, p.root,
+                                    [proc.stdout.fileno(), proc.stderr.fileno()], uids)   # type: ignore[union-attr]
             pumps = [threading.Thread(target=_pump, args=(getattr(proc, name), name, kept[name], on_output),
                                       daemon=True) for name in ("stdout", "stderr")]
             for t in pumps:
                 t.start()
+        next_look = start
         while proc.poll() is None:
-            if time.monotonic() - start > timeout:
+            now = time.monotonic()
+            if now - start > timeout:
                 timed_out = True
             elif cancelled():
                 was_cancelled = True
-            if timed_out or was_cancelled:
+            elif now >= next_look:   # (a few times a second: a big copy takes a while to measure)
+                next_look = now + 0.25
+                disk_full = copies.used_bytes(p.root, disk) > disk
+            if timed_out or was_cancelled or disk_full:
                 break
             time.sleep(0.02)
     finally:
         if proc is not None:   # (None: it did not start, and what stopped it is on its way up)
-            stop(proc.pid)     # the script if it still runs, and whatever it left running
+            processes.stop_group(proc.pid)   # the script if it still runs, and what it started
             code = proc.wait()
-            # Each reader closes its pipe when it ends. One still reading after this is held
-            # open by a process that left the group (a daemon that called setsid): closing the
-            # pipe here would wait for that read, so the run does not wait for it.
+            processes.sweep(marks)           # and what left its group
+            # Each reader closes its pipe when it ends; one still reading after this is held open by
+            # a process the sweep could not find: the run does not wait for it.
             for t in pumps:
                 t.join(timeout=2)
-    return RunResult(None if timed_out or was_cancelled else code, timed_out, was_cancelled, p.sandboxed,
-                     p.sandbox_note, time.monotonic() - start, outputs(p), "".join(kept["stdout"]),
-                     "".join(kept["stderr"]))
+    stopped = timed_out or was_cancelled or disk_full
+    stderr = "".join(kept["stderr"])
+    limit = limits.what_stopped(p.limits, code, p.sandboxed, stderr, killed_by_us=stopped, disk_full=disk_full)
+    return RunResult(None if stopped else code, timed_out, was_cancelled, p.sandboxed, p.sandbox_note,
+                     time.monotonic() - start, outputs(p), "".join(kept["stdout"]), stderr, limit)
 
 
 @contextmanager
@@ -324,8 +369,5 @@ def _read_all(stream, name: str, kept: list[str], on_output: Callable[[str, str]
 
 
 def stop(pid: int) -> None:
-    """End a run and everything it started (its process group)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """End a run's process group (what left it is found by processes.sweep)."""
+    processes.stop_group(pid)

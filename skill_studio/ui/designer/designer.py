@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QToolBar, QVBoxLayo
 
 from skill_studio.core.model import SkillFile
 from skill_studio.core.ops.changes import ChangeSet
+from skill_studio.core.runtime import limits
 from skill_studio.core.store import Store, StoreError
 from skill_studio.ui.designer.conflict import ask_note, ask_unsaved, resolve_conflict
 from skill_studio.ui.designer.editor import CodeEditor
@@ -100,7 +101,8 @@ class DesignerWidget(QWidget):
         self.side.addTab(self.steps, "Steps")
         self.side.addTab(self.files_panel, "Files")
         self.side.addTab(self.history, "History")
-        self.run_panel = RunPanel(lambda: replace(self.session.base, skill_md=self.text(), files=self.files()), self)
+        self.run_panel = RunPanel(lambda: replace(self.session.base, skill_md=self.text(), files=self.files()), self,
+                                  limits_now=lambda: limits.from_settings(self.store.setting))
         self.side.addTab(self.run_panel, "Run")
 
         self.splitter = QSplitter(Qt.Horizontal, self)

@@ -1,5 +1,6 @@
 """The designer's Run tab: try one of the skill's scripts, as the designer holds it now, in a
-temporary copy (sandboxed where bubblewrap is installed), its output streamed in, the exit code,
+temporary copy (sandboxed where bubblewrap is installed, within the run limits), its output streamed
+in as text (control characters shown, never acted on), the exit code or the limit that stopped it,
 and the files it wrote listed as outputs that can be saved. Runs on a worker thread; cancellable."""
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.model import Skill
-from skill_studio.core.runtime import sandbox, script_run
+from skill_studio.core.runtime import limits, sandbox, script_run
+from skill_studio.core.runtime.visible import VisibleStream, visible
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.safe_text import question
 from skill_studio.ui.theme import current_tokens
@@ -87,11 +89,15 @@ class RunPanel(QWidget):
     runStarted = Signal(str)          # the script
     runFinished = Signal(object)      # the RunResult (or an error message)
 
-    def __init__(self, skill_now: Callable[[], Skill], parent: QWidget | None = None):
+    def __init__(self, skill_now: Callable[[], Skill], parent: QWidget | None = None, *,
+                 limits_now: Callable[[], limits.Limits] | None = None):
         """``skill_now()`` gives the skill as the designer holds it (text and files, unsaved edits
-        included), with its stored trust tier."""
+        included), with its stored trust tier; ``limits_now()`` the run limits (the store's settings,
+        through limits.from_settings; the defaults when not given)."""
         super().__init__(parent)
         self.skill_now = skill_now
+        self.limits_now: Callable[[], limits.Limits] = limits_now or limits.Limits
+        self._shown = {"stdout": VisibleStream(), "stderr": VisibleStream()}
         self.confirm: Callable[[str, str], bool] = lambda title, text: question(self, title, text)
         self.pick_folder: Callable[[], str] = lambda: QFileDialog.getExistingDirectory(self, "Save the outputs in")
         self.plan: script_run.RunPlan | None = None
@@ -188,13 +194,14 @@ class RunPanel(QWidget):
             return False
         self._forget_plan()
         try:
-            self.plan = script_run.plan(skill, script, args)
-        except (script_run.RunError, OSError) as e:
-            self.status.setText(str(e))
+            self.plan = script_run.plan(skill, script, args, limits=self.limits_now())
+        except (script_run.RunError, limits.LimitError, OSError) as e:
+            self.status.setText(str(e)[:1].upper() + str(e)[1:])
             return False
         self.output.clear()
         self.outputs.clear()
         self._partial = {}
+        self._shown = {"stdout": VisibleStream(), "stderr": VisibleStream()}
         self.save_button.setEnabled(False)
         self._say_where()
         self.status.setText("Running…")
@@ -261,6 +268,8 @@ class RunPanel(QWidget):
             self._insert(pieces)
             if not final or not self._worker.pending:
                 break
+        if final:
+            self._insert([(stream, shown.end()) for stream, shown in self._shown.items()])
         if final and self._worker.dropped:
             self._insert([("stderr", f"\n[{self._worker.dropped:,} more characters of output not shown]\n")])
 
@@ -285,7 +294,10 @@ class RunPanel(QWidget):
         t = current_tokens()
         cursor = self.output.textCursor()
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        for stream, text in pieces:
+        for stream, raw in pieces:
+            text = self._shown[stream].feed(raw) if stream in self._shown else visible(raw)
+            if not text:
+                continue
             fmt = QTextCharFormat()
             fmt.setForeground(QColor(t.error if stream == "stderr" else t.text))
             cursor.insertText(text, fmt)
@@ -308,9 +320,9 @@ class RunPanel(QWidget):
             self.status.setText(f"The run failed to start: {result}")
         else:
             self.result = result
-            self.status.setText(result.summary[:1].upper() + result.summary[1:])
+            self.status.setText(visible(result.summary[:1].upper() + result.summary[1:]))
             for o in result.outputs:
-                self.outputs.addItem(f"{o.path}  ({o.size:,} bytes, {'new' if o.new else 'changed'})")
+                self.outputs.addItem(visible(f"{o.path}  ({o.size:,} bytes, {'new' if o.new else 'changed'})"))
             self.save_button.setEnabled(bool(result.outputs))
         self.runFinished.emit(result)
 
