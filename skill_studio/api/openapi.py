@@ -8,11 +8,13 @@ from skill_studio import __version__
 
 _ERROR = {"description": "An error, named", "content": {"application/json": {"schema": {
     "$ref": "#/components/schemas/Error"}}}}
-_ERRORS = {"400": "Bad JSON or a bad value", "401": "Missing or wrong token",
+_ERRORS = {"400": "Bad JSON, a bad value, or headers that do not say plainly where the body ends (more than "
+                  "one Content-Length, any Transfer-Encoding)", "401": "Missing or wrong token",
            "403": "Not addressed to 127.0.0.1 or localhost", "404": "No such skill or endpoint",
            "405": "Another method is needed (see the Allow header)",
            "409": "Refused: a move the lifecycle does not allow, a conflict, a builtin or pinned skill",
-           "411": "A body sent without a Content-Length", "413": "The body is over 1 MiB",
+           "408": "The request's headers or body did not arrive in time", "413": "The body is over 1 MiB",
+           "431": "The request's headers are too long",
            "500": "An internal error, named", "503": "The store is busy (try again) or damaged"}
 
 
@@ -25,7 +27,7 @@ def openapi_document(server_url: str) -> dict[str, Any]:
                               "responses": {"200" if r.method != "POST" or r.path != "/api/skills" else "201": {
                                   "description": "Success", "content": {"application/json": {"schema": {
                                       "type": "object"}}}}}}
-        codes = ["400", "403", "404", "405", "409", "411", "413", "500", "503"] + (["401"] if r.writes else [])
+        codes = ["400", "403", "404", "405", "408", "409", "413", "431", "500", "503"] + (["401"] if r.writes else [])
         for code in codes:
             op["responses"][code] = {**_ERROR, "description": _ERRORS[code]}
         if r.params:

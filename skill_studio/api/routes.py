@@ -18,6 +18,8 @@ from skill_studio.core.store import Filters, NotFound, Store
 class ApiError(Exception):
     """An answer other than success: the HTTP status, the problem named, and any details."""
 
+    allow: str | None = None   # for 405: the methods the path takes
+
     def __init__(self, status: int, message: str, **details: Any):
         super().__init__(message)
         self.status, self.details = status, details

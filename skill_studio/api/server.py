@@ -1,24 +1,33 @@
 """The local skills API over HTTP: on 127.0.0.1 only, JSON in and out, writes with a bearer token.
 Requests run on threads; the store serialises them, and other processes (the window, the command
-line) keep working on the same store."""
+line) keep working on the same store. A request must arrive within deadlines and say plainly where
+its body ends (see http_io); every refusal closes its connection."""
 
 from __future__ import annotations
 
 import hmac
 import json
-import os
 import secrets
-import sqlite3
+import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl
 
 from skill_studio import __version__
-from skill_studio.api import SERVER_SETTING
+from skill_studio.api import announcement
+from skill_studio.api.http_io import (
+    MAX_HEAD_BYTES,
+    MAX_LINE_BYTES,
+    READ_BUFFER_BYTES,
+    HeadTooLarge,
+    content_length,
+    framing_problem,
+    reader_for,
+)
 from skill_studio.api.openapi import openapi_document
 from skill_studio.api.routes import ROUTES, ApiError, Request
-from skill_studio.core.health import scores
 from skill_studio.core.store import (
     AlreadyExists,
     DependentsExist,
@@ -32,8 +41,10 @@ from skill_studio.core.store import (
 )
 
 MAX_BODY_BYTES = 1024 * 1024
-MAX_CONNECTIONS = 32           # more at once are turned away (each holds a thread)
-SOCKET_TIMEOUT_S = 30          # a client that stops sending mid-request is dropped after this
+MAX_CONNECTIONS = 32           # more at once wait for a free one (each holds a thread)
+HEAD_TIMEOUT_S = 5.0           # the request line and headers must arrive within this, all of them
+BODY_TIMEOUT_S = 10.0          # and then the body within this
+SOCKET_TIMEOUT_S = 10          # an answer the client does not read is dropped after this
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -55,26 +66,70 @@ def status_for(error: Exception) -> int:
 class ApiServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128   # connections the system accepts before the server takes them
 
-    def __init__(self, store: Store, port: int = 0, token: str | None = None, *, quiet: bool = True):
+    def __init__(self, store: Store, port: int = 0, token: str | None = None, *, quiet: bool = True,
+                 max_connections: int = MAX_CONNECTIONS, head_timeout: float = HEAD_TIMEOUT_S,
+                 body_timeout: float = BODY_TIMEOUT_S):
         super().__init__(("127.0.0.1", port), _Handler)
         self.store = store
         self.token = token or secrets.token_urlsafe(32)
         self.quiet = quiet
         self.routes = {(r.method, r.path): r for r in ROUTES}
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.max_connections, self.head_timeout, self.body_timeout = max_connections, head_timeout, body_timeout
+        self.busy = 0                      # connections being served
+        self._slot_freed = threading.Condition()
+        self._stopping = False
 
     def process_request(self, request, client_address) -> None:
-        if not self._slots.acquire(blocking=False):   # too many at once: turned away, not queued
+        """Serve the connection on a thread of its own once fewer than ``max_connections`` are
+        served. While all are taken, new ones wait (in the listening socket's queue): each taken
+        one ends within the head and body deadlines, so clients that send nothing cannot keep
+        the others out for longer than that."""
+        if not self._take_slot():
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
+
+    def _take_slot(self) -> bool:
+        deadline = time.monotonic() + self.head_timeout + self.body_timeout
+        with self._slot_freed:
+            while self.busy >= self.max_connections and not self._stopping:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._slot_freed.wait(left)
+            if self._stopping:
+                return False
+            self.busy += 1
+            return True
 
     def process_request_thread(self, request, client_address) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            with self._slot_freed:
+                self.busy -= 1
+                self._slot_freed.notify_all()
+
+    def shutdown(self) -> None:
+        with self._slot_freed:
+            self._stopping = True
+            self._slot_freed.notify_all()
+        super().shutdown()
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that hangs up before its answer is sent is normal: one line (none when quiet),
+        no traceback. Anything else is reported in full."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            if not self.quiet:
+                host, port = client_address[:2]
+                what = f"did not read its answer within {SOCKET_TIMEOUT_S} s" if isinstance(error, TimeoutError) \
+                    else f"closed the connection before its answer was sent ({type(error).__name__})"
+                print(f"{host}:{port} {what}", file=sys.stderr, flush=True)
+            return
+        super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:
@@ -82,16 +137,10 @@ class ApiServer(ThreadingHTTPServer):
 
     def announce(self) -> None:
         """Leave the address and token in the store for the window (removed by ``withdraw``)."""
-        self.store.set_setting(SERVER_SETTING, {"url": self.url, "token": self.token, "pid": os.getpid(),
-                                                "started_at": scores.format_time(scores.utcnow())})
+        announcement.announce(self.store, self.url, self.token)
 
     def withdraw(self) -> None:
-        try:
-            current = self.store.setting(SERVER_SETTING)
-            if isinstance(current, dict) and current.get("pid") == os.getpid():
-                self.store.set_setting(SERVER_SETTING, None)
-        except (StoreError, sqlite3.Error):
-            pass
+        announcement.withdraw(self.store)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -99,7 +148,57 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = f"SkillStudio/{__version__}"
     protocol_version = "HTTP/1.1"
     timeout = SOCKET_TIMEOUT_S
-    _body_read = False
+    _framing: str | None = None    # why the request's framing headers are refused, once checked
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()   # replaced by one that reads against deadlines
+        self.reader, self.rfile = reader_for(self.connection, SOCKET_TIMEOUT_S)
+
+    def handle_one_request(self) -> None:
+        """Read one request (its head within the head deadline, its body within the body deadline)
+        and answer it; any refusal closes the connection, so nothing left unread is taken for a
+        request."""
+        self.command, self.requestline, self.request_version = "", "", ""
+        self._framing = None
+        self.reader.start(self.server.head_timeout, MAX_HEAD_BYTES + READ_BUFFER_BYTES)
+        try:
+            self.raw_requestline = self.rfile.readline(MAX_LINE_BYTES + 1)
+            if not self.raw_requestline:
+                self.close_connection = True
+                return
+            if len(self.raw_requestline) > MAX_LINE_BYTES:
+                self.send_error(414, f"the request line is longer than {MAX_LINE_BYTES:,} bytes")
+                return
+            if not self.parse_request():
+                return
+        except TimeoutError:
+            self.close_connection = True
+            if not self.reader.received:   # an idle connection kept open between requests
+                return
+            self.send_error(408, f"the request's line and headers did not arrive within "
+                                 f"{self.server.head_timeout:g} s; send them at once")
+            return
+        except HeadTooLarge:
+            self.send_error(431, f"the request's line and headers are longer than {MAX_HEAD_BYTES:,} bytes")
+            return
+        self.reader.start(self.server.body_timeout)
+        method = getattr(self, f"do_{self.command}", None)
+        if method is None:
+            self.send_error(501, f"{self.command} is not supported")
+            return
+        method()
+        self.wfile.flush()
+
+    def parse_request(self) -> bool:
+        return super().parse_request() and self._framing_accepted()
+
+    def _framing_accepted(self) -> bool:
+        if self._framing is None:
+            self._framing = framing_problem(self.headers) or ""
+            if self._framing:
+                self.send_error(400, self._framing)
+        return not self._framing
 
     def do_GET(self) -> None:
         self._handle("GET")
@@ -130,10 +229,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def handle_expect_100(self) -> bool:
         """``Expect: 100-continue``: a body over the limit is refused before it is sent."""
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = 0
+        if not self._framing_accepted():
+            return False
+        length = content_length(self.headers)
         if length > MAX_BODY_BYTES:
             self.close_connection = True
             self._send(413, {"error": f"the body is {length:,} bytes; at most {MAX_BODY_BYTES:,} are accepted",
@@ -147,7 +245,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self, method: str) -> None:
         path, _, query_text = self.path.partition("?")
-        self._body_read = False
         try:
             self._check_host()
             if method == "GET" and path == "/api/openapi.json":
@@ -166,10 +263,11 @@ class _Handler(BaseHTTPRequestHandler):
             body = self._body()
             query = dict(parse_qsl(query_text, keep_blank_values=True))
             status, data = route.handler(Request(self.server.store, query, body, "api"))
+        except ConnectionError:
+            raise              # the client hung up: nobody to answer (see ApiServer.handle_error)
         except Exception as e:   # noqa: BLE001 - every failure becomes a JSON answer naming it
             status = status_for(e)
-            if not self._body_read and self.headers.get("Content-Length", "0").strip() not in ("", "0"):
-                self.close_connection = True   # a body left unread must not be taken for the next request
+            self.close_connection = True   # a body left unread must not be taken for the next request
             answer = {"error": str(e) if status != 500 else f"internal error: {e}", "status": status}
             answer.update(getattr(e, "details", {}))
             self._send(status, answer, allow=getattr(e, "allow", None))
@@ -193,23 +291,19 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(401, "wrong token")
 
     def _body(self) -> dict:
-        if self.headers.get("Transfer-Encoding"):
-            self.close_connection = True
-            raise ApiError(411, "send the body with a Content-Length")
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = -1
-        if length < 0:
-            self.close_connection = True
-            raise ApiError(400, "Content-Length is not a number of bytes")
+        length = content_length(self.headers)   # its framing was checked with the headers
         if length > MAX_BODY_BYTES:
-            self.close_connection = True   # the body is not read
             raise ApiError(413, f"the body is {length:,} bytes; at most {MAX_BODY_BYTES:,} are accepted")
         if length <= 0:
             return {}
-        raw = self.rfile.read(length)
-        self._body_read = True
+        try:
+            raw = self.rfile.read(length)
+        except TimeoutError:
+            raise ApiError(408, f"the body ({length:,} bytes) did not arrive within {self.server.body_timeout:g} s; "
+                                "send it at once, right after the headers") from None
+        if len(raw) < length:
+            raise ApiError(400, f"the body ended after {len(raw):,} of the {length:,} bytes its Content-Length "
+                                "announced")
         try:
             data = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:

@@ -19,7 +19,7 @@ from skill_studio.core.model import Lifecycle
 @pytest.fixture
 def api(seeded_store):
     server = ApiServer(seeded_store, 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     client = Client(server)
     yield client
@@ -363,7 +363,7 @@ def test_odd_bodies_and_numbers(api):
     assert _raw(api, b"POST /api/skills/export HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n") == \
         [b"HTTP/1.1 400 Bad Request"]
     assert _raw(api, b"POST /api/skills/export HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
-                     b"0\r\n\r\n") == [b"HTTP/1.1 411 Length Required"]
+                     b"0\r\n\r\n") == [b"HTTP/1.1 400 Bad Request"]
     status, data = api.call("GET", "/api/skills/bindings?events=abc")
     assert status == 400 and data["error"] == "'events' must be a whole number"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_studio.core.health import scores
-from skill_studio.core.store.errors import StoreBusy, StoreError, UnusableStore
+from skill_studio.core.store.errors import STORE_SUFFIXES, StoreBusy, StoreError, UnusableStore
 from skill_studio.core.store.schema import Incompatible, check_compatible, migrate
 
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CORRUPT, _SQLITE_NOTADB = 5, 6, 11, 26
@@ -29,6 +30,37 @@ def is_corruption(e: sqlite3.Error) -> bool:
     return "malformed" in str(e)
 
 
+def create_private(path: Path) -> None:
+    """Create the store's file readable and writable by its owner only, when it does not exist:
+    SQLite gives its -wal and -shm files the store file's mode."""
+    if os.name != "posix":
+        return
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:   # there already, or not creatable: SQLite opens it or says why it cannot
+        pass
+
+
+def tighten(path: Path) -> None:
+    """Take group and other users' access away from the store's files (the database, its -wal,
+    -shm and journal) when the store is ours: its settings hold the local API's write token."""
+    if os.name != "posix":
+        return
+    try:
+        if os.stat(path).st_uid != os.getuid():   # another user's store: its modes are theirs to choose
+            return
+    except OSError:
+        return
+    for suffix in STORE_SUFFIXES:
+        name = f"{path}{suffix}"
+        try:
+            st = os.stat(name)
+            if st.st_uid == os.getuid() and st.st_mode & 0o077 and stat.S_ISREG(st.st_mode):
+                os.chmod(name, stat.S_IMODE(st.st_mode) & 0o700)
+        except OSError:   # absent, or not ours to change
+            continue
+
+
 def inserted_id(cursor: sqlite3.Cursor) -> int:
     """The rowid of the row the INSERT just run on ``cursor`` made (``lastrowid`` is None only
     before a statement has run, or after ``executemany``)."""
@@ -44,6 +76,7 @@ class Connection:
     def __init__(self, path: str | os.PathLike, *, actor: str | None = None, busy_timeout_ms: int = 10_000):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(self.path)
         self.actor = actor or os.environ.get("USER") or "studio"
         self._lock = threading.RLock()
         self._writes = 0          # commits made through this connection
@@ -69,12 +102,15 @@ class Connection:
         except sqlite3.DatabaseError as e:
             if conn is not None:
                 conn.close()
+            if isinstance(e, sqlite3.OperationalError) and _is_busy(e):
+                raise StoreBusy.held(self.path, e) from None
             if is_corruption(e):
                 raise UnusableStore(self.path, "damaged", f"the skill store is damaged ({e})") from None
             kind = "not-a-store" if "not a database" in str(e) else "unreadable"
             raise UnusableStore(self.path, kind, f"cannot open the skill store: {e}") from None
         conn.row_factory = sqlite3.Row
         self._conn: sqlite3.Connection = conn
+        tighten(self.path)
 
     # --- plumbing -----------------------------------------------------------
 
@@ -103,8 +139,9 @@ class Connection:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as e:  # locked for too long, read-only, disk trouble
-                kind = StoreBusy if _is_busy(e) else StoreError
-                raise kind(f"{self.path}: cannot write to the skill store: {e}") from None
+                if _is_busy(e):
+                    raise StoreBusy.held(self.path, e) from None
+                raise StoreError(f"{self.path}: cannot write to the skill store: {e}") from None
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
@@ -115,8 +152,9 @@ class Connection:
                 if isinstance(exc, sqlite3.DatabaseError) and is_corruption(exc):
                     raise self._damaged(exc) from None
                 if isinstance(exc, sqlite3.OperationalError):
-                    kind = StoreBusy if _is_busy(exc) else StoreError
-                    raise kind(f"{self.path}: {exc}; nothing was changed") from None
+                    if _is_busy(exc):
+                        raise StoreBusy.held(self.path, f"{exc}; nothing was changed") from None
+                    raise StoreError(f"{self.path}: {exc}; nothing was changed") from None
                 raise
 
     def _damaged(self, exc: sqlite3.DatabaseError) -> UnusableStore:

@@ -3,35 +3,12 @@ says where, and File ▸ Copy local API token copies the token it needs for writ
 
 from __future__ import annotations
 
-import os
-
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
-from skill_studio.api import SERVER_SETTING
+from skill_studio.api.announcement import running_server
 from skill_studio.core.ops.changes import ChangeSet
-from skill_studio.core.store import StoreError
 from skill_studio.ui.shell.feature import ActionSpec, Feature, at
-
-
-def running_server(store) -> dict | None:
-    """The announced server of this store, when its process is still alive."""
-    try:
-        info = store.setting(SERVER_SETTING)
-    except StoreError:
-        return None
-    if not isinstance(info, dict) or not info.get("url") or not info.get("token"):
-        return None
-    try:
-        pid = int(info.get("pid") or 0)
-        if pid <= 0:
-            return None
-        os.kill(pid, 0)
-    except (ProcessLookupError, ValueError, TypeError, OverflowError):
-        return None          # it ended without withdrawing (killed)
-    except PermissionError:
-        pass                 # alive, another user's
-    return info
 
 
 class ApiFeature(Feature):
