@@ -120,6 +120,32 @@ def split_script_args(parser: argparse.ArgumentParser, argv: list[str]) -> argpa
     return parser.parse_args(argv)
 
 
+def cmd_run_limits(args: argparse.Namespace) -> int:
+    from skill_studio.cli.common import CliError, emit_json, open_store
+    from skill_studio.core.runtime import limits
+
+    store = open_store(args)
+    try:
+        if args.limit is not None and args.value is None:
+            raise CliError(f"give a value for {args.limit} (or 'default')", 2)
+        if args.limit is not None:
+            s = limits.set_limit(store, args.limit, None if args.value == "default" else args.value)
+            value = getattr(limits.from_settings(store.setting), s.key.removeprefix("run."))
+            print(f"{s.key}: {value}{' ' + s.unit if s.unit else ''}")
+            return 0
+        current = limits.from_settings(store.setting)
+    except limits.LimitError as e:
+        raise CliError(str(e), 2) from None
+    rows = [(s.key, getattr(current, name), s.default, s.unit, s.meaning) for name, s in limits.SETTINGS.items()]
+    if getattr(args, "json", False):
+        emit_json([{"setting": k, "value": v, "default": d, "unit": u, "meaning": m} for k, v, d, u, m in rows])
+        return 0
+    for key, value, default, unit, meaning in rows:
+        shown = f"{value} {unit}".strip()
+        print(f"{key:17} {shown:10} {meaning}" + ("" if value == default else f" (default {default})"))
+    return 0
+
+
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     s = add("serve", "serve the local skills API on 127.0.0.1 (reads open, writes with the token it prints)",
             cmd_serve, json_flag=False)
@@ -135,6 +161,9 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
                 "(sandboxed or not) starts as user nobody; otherwise without the sandbox it runs as your own user, "
                 "with all your user may do. Control characters in its output are shown as ^[ and the like, "
                 "never passed to the terminal.")
+    lim = add("run-limits", "show the limits script runs are held to, or set one", cmd_run_limits)
+    lim.add_argument("limit", nargs="?", help="one of: " + ", ".join(limits.SETTINGS))
+    lim.add_argument("value", nargs="?", help="a whole number in the limit's range; 'default' puts the default back")
     r.add_argument("name")
     r.add_argument("script", nargs="?", help="run.sh, main.py or scripts/...; the first of them when left out")
     r.set_defaults(args=[])   # what follows "--" (see split_script_args)

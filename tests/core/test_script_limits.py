@@ -289,3 +289,23 @@ def test_the_run_command_prints_output_s_control_characters_visibly(tmp_path):
     assert done.stdout == "^[]52;c;cm0gLXJmIH4=^G^[]0;title^G^[[2Jok\n"
     assert "<U+009B>1m^[[Hwarn" in done.stderr and "output (new) ^[[31mname" in done.stderr
     assert "\x1b" not in done.stdout + done.stderr and "\x9b" not in done.stderr
+
+
+def test_run_limits_are_shown_and_set_from_the_command_line(tmp_path, capsys):
+    from skill_studio.cli import main
+    from skill_studio.core.store import Store
+
+    db = str(tmp_path / "s.db")
+    assert main(["--store", db, "run-limits"]) == 0
+    assert "run.memory_mib    512 MiB" in capsys.readouterr().out
+    assert main(["--store", db, "run-limits", "memory_mib", "1024"]) == 0
+    assert capsys.readouterr().out == "run.memory_mib: 1024 MiB\n"
+    for bad in (["processes", "3"], ["memory_mib", "lots"], ["disk", "5"], ["cpu_seconds"]):
+        assert main(["--store", db, "run-limits", *bad]) == 2
+        assert capsys.readouterr().err.startswith("skill-studio: ")
+    with Store(db) as store:
+        assert limits.from_settings(store.setting).memory_mib == 1024
+    assert main(["--store", db, "run-limits", "run.memory_mib", "default"]) == 0
+    assert main(["--store", db, "run-limits", "--json"]) == 0
+    rows = capsys.readouterr().out
+    assert '"value": 512' in rows and "(default" not in rows

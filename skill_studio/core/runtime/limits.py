@@ -58,7 +58,11 @@ class Limits:
 def from_settings(setting: Callable[[str, Any], Any]) -> Limits:
     """The limits a store's settings give (``store.setting``), each the default when not set.
     Raises LimitError naming the setting when one is not a whole number in its range."""
-    return Limits(**{name: _whole(setting(s.key, s.default), s) for name, s in SETTINGS.items()})
+    return Limits(**{name: _whole(_or_default(setting(s.key, s.default), s), s) for name, s in SETTINGS.items()})
+
+
+def _or_default(value: Any, s: Setting) -> Any:
+    return s.default if value is None else value   # (a setting put back to its default is null)
 
 
 def _whole(value: Any, s: Setting) -> int:
@@ -67,6 +71,29 @@ def _whole(value: Any, s: Setting) -> int:
         raise LimitError(f"the setting {s.key} ({s.meaning}) must be a whole number from {s.low} to {s.high}{unit}; "
                          f"it is {value!r}")
     return value
+
+
+def setting_named(key: str) -> Setting:
+    """The limit setting called ``key`` ("memory_mib" or "run.memory_mib"); LimitError naming
+    the known ones otherwise."""
+    name = key.removeprefix("run.")
+    if name not in SETTINGS:
+        raise LimitError(f"no run limit is called {key!r}; the limits are: {', '.join(SETTINGS)}")
+    return SETTINGS[name]
+
+
+def set_limit(store, key: str, value: Any) -> Setting:
+    """Store one limit (checked: a whole number in its range; None puts the default back)."""
+    s = setting_named(key)
+    if value is None:
+        store.set_setting(s.key, None)
+        return s
+    try:
+        number = int(str(value).strip(), 10)
+    except ValueError:
+        number = value
+    store.set_setting(s.key, _whole(number, s))
+    return s
 
 
 def settings_help() -> str:
