@@ -87,6 +87,9 @@ def cmd_import(args: argparse.Namespace) -> int:
             for w in e.warnings:
                 print(f"          warning: {printable(w)}")
         print(report.summary)
+    if report.failures:   # not a rule's refusal: the store could not take them
+        print(f"skill-studio: {printable(report.failure_advice)}", file=sys.stderr)
+        return 1
     return 1 if report.count("skipped") and not (report.count("imported") or report.count("updated")
                                                  or report.count("unchanged")) else 0
 

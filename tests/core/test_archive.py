@@ -177,7 +177,8 @@ def test_round_trip_keeps_bytes_and_modes(tmp_path):
     assert isinstance(skill, ArchivedSkill)
     assert skill.folder_name == "my-skill"
     assert skill.ignored == []
-    assert skill.files == sorted(sample_files(), key=lambda f: f.path)
+    assert skill.files == sorted((SkillFile(f.path, f.data, 0o755 if f.mode & 0o111 else 0o644)
+                                  for f in sample_files()), key=lambda f: f.path)
     by_path = {f.path: f for f in skill.files}
     assert by_path["scripts/run.sh"].mode == 0o755
     assert by_path["scripts/run.sh"].executable
@@ -349,10 +350,10 @@ def test_mode_bits_from_unix_and_other_systems(tmp_path):
     ])
     modes = {f.path: f.mode for f in read_skill_archive(path).files}
     assert modes["setuid"] == 0o755  # stripped, not refused
-    assert modes["sticky"] == 0o777
-    assert modes["private"] == 0o600
+    assert modes["sticky"] == 0o755  # executable; no sticky bit, no write for others
+    assert modes["private"] == 0o644  # a skill's files are 0o644 or 0o755, nothing else
     assert modes["windows.exe"] == 0o644
-    assert modes["SKILL.md"] == 0o600  # zipfile.writestr's default for a bare name
+    assert modes["SKILL.md"] == 0o644  # zipfile.writestr's default for a bare name is 0o600
 
 
 def test_small_highly_compressible_files_are_fine(tmp_path):
@@ -671,7 +672,8 @@ def test_round_trip_property(folder, files):
         skill = read_skill_archive(dest)
         assert skill.folder_name == folder
         assert skill.ignored == []
-        expected = sorted((SkillFile(f.path, f.data, f.mode & 0o777) for f in files), key=lambda f: f.path)
+        expected = sorted((SkillFile(f.path, f.data, 0o755 if f.mode & 0o111 else 0o644) for f in files),
+                          key=lambda f: f.path)
         assert skill.files == expected
         again = write_skill_archive(Path(tmp) / "again.skill", folder, skill.files)
         assert again.read_bytes() == first

@@ -38,7 +38,8 @@ def test_a_copy_of_the_gated_set_read_only_with_a_manifest(lib, tmp_path):
     target = tmp_path / "agent" / ".claude" / "skills"
     report = install.install(lib, target)
     assert report.installed == ["pdf-extract", "release-notes"] and not report.skipped
-    assert sorted(p.name for p in target.iterdir()) == [install.MANIFEST, "pdf-extract", "release-notes"]
+    assert sorted(p.name for p in target.iterdir()) == [install.MANIFEST, install.LOCK, "pdf-extract",
+                                                         "release-notes"]
     assert (target / "pdf-extract" / "SKILL.md").read_bytes() == (SAMPLES / "pdf-extract" / "SKILL.md").read_bytes()
     for path, mode in modes(target / "release-notes").items():
         assert mode & 0o222 == 0, path                       # nothing writable

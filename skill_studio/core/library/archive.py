@@ -26,6 +26,7 @@ __all__ = [
     "ArchivedSkill",
     "read_skill_archive",
     "safe_relative_path",
+    "skill_file_mode",
 ]
 
 #: Names SKILL.md may have inside an archive.
@@ -61,6 +62,19 @@ _SUPPORTED_COMPRESSION = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "d
 EXPORT_EXCLUDED_DIRS = frozenset({"__pycache__", "node_modules"})
 
 _Fail = Callable[..., "ArchiveError"]
+
+#: The longest file or folder name (in bytes) file systems take, and the longest path a member may
+#: have: written out, it goes under a folder of its own, and the whole must stay under the
+#: 4,096 bytes a path may have.
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 3072
+
+
+def skill_file_mode(mode: int) -> int:
+    """The permission bits a file of a skill gets wherever it is stored or written: 0o755 when it
+    is executable (by anyone), else 0o644. Setuid, setgid and sticky bits, write access for
+    others and owner-only reading are never carried over from an archive, a folder or a store."""
+    return 0o755 if mode & 0o111 else 0o644
 
 
 class ArchiveError(ValueError):
@@ -110,6 +124,14 @@ def _human(n: int) -> str:
 
 def _unix_mode(info: zipfile.ZipInfo) -> int:
     return (info.external_attr >> 16) & 0xFFFF
+
+
+def _length_problem(name: str) -> str | None:
+    size = len(name.encode("utf-8", "surrogateescape"))
+    if size > MAX_NAME_BYTES:
+        return (f"has a name of {size:,} bytes, longer than the {MAX_NAME_BYTES} a file system allows; "
+                "shorten it and package the skill again")
+    return None
 
 
 def _nested_archive_kind(path: str) -> str | None:
@@ -200,9 +222,13 @@ def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> Archived
             ignored.append(f"{raw} ({VCS_REASON})")
             continue
         for part in norm.split("/"):
-            problem = file_name_problem(part)
+            problem = file_name_problem(part) or _length_problem(part)
             if problem:
                 raise fail(problem, raw)
+        if len(norm.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+            raise fail(f"has a path of {len(norm.encode('utf-8', 'surrogateescape')):,} bytes, longer than the "
+                       f"{MAX_PATH_BYTES:,} a skill's file may have to be written out; shorten its folders' "
+                       "names and package it again", raw)
         mode = _unix_mode(info)
         if raw.endswith("/") or stat.S_ISDIR(mode):
             ignored.append(f"{raw} (directory entry)")
@@ -267,10 +293,7 @@ def _read(zf: zipfile.ZipFile, archive: Path, limits: ArchiveLimits) -> Archived
             raise fail(f"brings the skill past the limit of {_human(limits.max_total_bytes)} in total", raw)
         if len(kept) >= limits.max_files:
             raise fail(f"holds more than {limits.max_files} files")
-        if info.create_system in _UNIX_SYSTEMS and mode:
-            file_mode = mode & 0o777
-        else:
-            file_mode = 0o644
+        file_mode = skill_file_mode(mode) if info.create_system in _UNIX_SYSTEMS and mode else 0o644
         kept.append((entry, rel, file_mode))
 
     kept.sort(key=lambda item: item[1])

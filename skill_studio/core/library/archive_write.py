@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from skill_studio.core.format.skill_paths import collision_key, safe_relative_path
-from skill_studio.core.library.archive import EXPORT_EXCLUDED_DIRS, FIXED_DATE_TIME, SKILL_MD_NAMES, ArchiveError
-from skill_studio.core.library.atomic import fsync_dir, remove_stale
+from skill_studio.core.library.archive import (
+    EXPORT_EXCLUDED_DIRS,
+    FIXED_DATE_TIME,
+    MAX_NAME_BYTES,
+    SKILL_MD_NAMES,
+    ArchiveError,
+    skill_file_mode,
+)
+from skill_studio.core.library.atomic import fsync_dir, remove_staging, stage_beside
 from skill_studio.core.model import SkillFile
 
 
@@ -29,17 +35,17 @@ def write_skill_archive(dest: str | os.PathLike[str], folder_name: str, files: I
     """Write ``files`` as a skill package at ``dest`` and return its path.
 
     The zip holds one top-level ``<folder_name>/`` folder; members are
-    deflated, sorted and stamped 1980-01-01 with their mode bits (setuid,
-    setgid and sticky dropped), so the same skill always gives the same
+    deflated, sorted and stamped 1980-01-01 with their mode (0o755 when
+    executable, else 0o644), so the same skill always gives the same
     bytes.  ``__pycache__/``, ``node_modules/``, ``*.pyc``, ``.DS_Store`` and
-    a root ``evals/`` folder are left out.  The file is written to a
-    temporary file beside ``dest``, synced and renamed into place; on
+    a root ``evals/`` folder are left out.  The file is written in a
+    staging folder beside ``dest``, synced and renamed into place; on
     failure nothing is left behind and an existing ``dest`` is untouched.
 
     Raises ArchiveError (a ValueError) for an unsafe folder name or file
     path, duplicate paths, a path that is both a file and a folder, or no
-    SKILL.md at the top of the skill; OSError when the file cannot be
-    written.
+    SKILL.md at the top of the skill, a ``dest`` that is a folder or whose
+    name is too long; OSError when the file cannot be written.
     """
     dest = Path(dest)
     try:
@@ -73,25 +79,29 @@ def write_skill_archive(dest: str | os.PathLike[str], folder_name: str, files: I
     if not any(rel in SKILL_MD_NAMES for rel in members):
         raise ArchiveError(dest, "SKILL.md not found among the files to write")
 
-    remove_stale(dest)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    tmp = Path(tmp_name)
+    if len(os.fsencode(dest.name)) > MAX_NAME_BYTES:
+        raise ArchiveError(dest, f"the file name is longer than the {MAX_NAME_BYTES} bytes a file system allows; "
+                                 "rename the skill to write it out")
+    if dest.is_dir():
+        raise ArchiveError(dest, "is a folder; not replacing it with the archive (move it away, or "
+                                 "write the archive somewhere else)")
+    stage = stage_beside(dest)
     try:
-        with os.fdopen(fd, "w+b") as fh:
+        tmp = stage / "archive"
+        with open(tmp, "xb") as fh:
             with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
                 for rel in sorted(members):
                     item = members[rel]
                     info = zipfile.ZipInfo(f"{folder}/{rel}", date_time=FIXED_DATE_TIME)
                     info.create_system = 3
                     info.compress_type = zipfile.ZIP_DEFLATED
-                    info.external_attr = (stat.S_IFREG | (item.mode & 0o777)) << 16
+                    info.external_attr = (stat.S_IFREG | skill_file_mode(item.mode)) << 16
                     zf.writestr(info, bytes(item.data))
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, dest)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    finally:
+        remove_staging(stage)
     fsync_dir(dest.parent)
     return dest

@@ -5,11 +5,12 @@ A path that cannot be read is reported and the walk goes on."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from skill_studio.core.format.names import printable
 from skill_studio.core.format.skillmd import SkillParseError
+from skill_studio.core.library.archive import skill_file_mode
 from skill_studio.core.library.folders import (
     ARCHIVE_SUFFIXES,
     FolderError,
@@ -77,7 +78,7 @@ def read_sources(path: Path) -> Iterator[ReadSkill]:
         except OSError as e:
             yield ReadSkill(source, folder.name, error=f"{printable(source)}: cannot be read ({e.strerror or e})")
             continue
-        yield ReadSkill(str(md), folder.name, data, files, notes)
+        yield ReadSkill(str(md), folder.name, data, [replace(f, mode=skill_file_mode(f.mode)) for f in files], notes)
 
 
 def _archive_source(path: Path) -> ReadSkill:

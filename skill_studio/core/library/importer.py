@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import queue
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,24 +18,12 @@ from skill_studio.core.library.folders import (
     skill_from_document,
 )
 from skill_studio.core.library.import_sources import ReadSkill, read_sources
+from skill_studio.core.library.import_writer import ImportEntry, Writer
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile
-from skill_studio.core.store import NotFound, Store, StoreError, content_hash
+from skill_studio.core.store import NotFound, Store, content_hash
 
 BATCH_SKILLS = 250
 BATCH_BYTES = 32 * 1024 * 1024
-
-
-@dataclass
-class ImportEntry:
-    """What happened to one skill of an import."""
-
-    source: str
-    status: str  # imported, updated, unchanged, merged, skipped
-    name: str | None = None
-    reason: str = ""
-    warnings: list[str] = field(default_factory=list)
-    strict_errors: list[str] = field(default_factory=list)
-    proposed_merge: str | None = None   # the reviewed skill an extracted one nearly repeats (left to a reviewer)
 
 
 @dataclass
@@ -49,68 +35,30 @@ class ImportReport:
         return sum(1 for e in self.entries if e.status == status)
 
     @property
+    def failures(self) -> list[ImportEntry]:
+        """The skills that could not be written to the store (see ImportEntry.failed)."""
+        return [e for e in self.entries if e.failed]
+
+    @property
     def summary(self) -> str:
-        merged = self.count("merged")
+        merged, failed = self.count("merged"), len(self.failures)
         proposed = sum(1 for e in self.entries if e.proposed_merge)
         return ", ".join(f"{self.count(s)} {s}" for s in ("imported", "updated", "unchanged", "skipped")) \
+            + (f" ({failed} of them failed: not written to the store)" if failed else "") \
             + (f", {merged} merged into existing skills" if merged else "") \
             + (f", {proposed} proposed as merges into reviewed skills (in the review queue)" if proposed else "")
 
-
-class _Writer:
-    """Writes to the store on a thread of its own, so reading and parsing the next
-    skills overlaps with SQLite's work (which runs without the GIL)."""
-
-    def __init__(self, store: Store, author: str | None):
-        self.store, self.author = store, author
-        self.jobs: queue.Queue = queue.Queue(maxsize=4)
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, name="skill-import-writer", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while (job := self.jobs.get()) is not None:
-            if self.error is None:
-                try:
-                    job()
-                except BaseException as e:  # noqa: BLE001 - handed back to the importing thread
-                    self.error = e
-
-    def add(self, batch: list[tuple[ImportEntry, Skill]]) -> None:
-        def job() -> None:
-            try:
-                self.store.add_many([s for _, s in batch], author=self.author, note="imported")
-            except StoreError:
-                # Someone else added one of these names meanwhile: one by one, reporting each.
-                for entry, skill in batch:
-                    try:
-                        self.store.add(skill, author=self.author, note="imported")
-                    except StoreError as e:
-                        entry.status, entry.reason = "skipped", str(e)
-        self._submit(job)
-
-    def update(self, entry: ImportEntry, skill: Skill, version: int) -> None:
-        def job() -> None:
-            try:
-                self.store.update(skill.name, skill, version, author=self.author, note="re-imported",
-                                  allow_builtin=skill.origin == Origin.BUILTIN)
-            except StoreError as e:
-                entry.status, entry.reason = "skipped", str(e)
-        self._submit(job)
-
-    def _submit(self, job: Callable[[], None]) -> None:
-        self._raise()
-        self.jobs.put(job)
-
-    def close(self) -> None:
-        self.jobs.put(None)
-        self.thread.join()
-        self._raise()
-
-    def _raise(self) -> None:
-        if self.error is not None:
-            error, self.error = self.error, None
-            raise error
+    @property
+    def failure_advice(self) -> str:
+        """What went wrong with the failed skills and what to do, in one line ("" when none failed)."""
+        failures = self.failures
+        if not failures:
+            return ""
+        full = any("disk is full" in e.reason or "No space left" in e.reason for e in failures)
+        todo = "free some disk space" if full else "deal with the cause (or wait for the program using the store)"
+        return (f"{len(failures)} skill{'s' if len(failures) != 1 else ''} could not be written to the store "
+                f"(the first: {failures[0].reason}). Nothing already in the store was lost; {todo}, then run the "
+                "same import again: what this one stored will show as unchanged.")
 
 
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin = Origin.HUMAN,
@@ -165,7 +113,7 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
     look_alikes = LookAlikes(known)
     pending: list[tuple[ImportEntry, Skill]] = []
     pending_bytes = 0
-    writer = _Writer(store, author)
+    writer = Writer(store, author)
     done = 0
 
     def flush() -> None:
@@ -319,3 +267,6 @@ def _diagnose(data: bytes, folder_name: str, files: list[SkillFile],
     lenient = validate.validate_text(data, folder_name, "lenient", files=paths, lints=False, document=doc)
     return ([d.message for d in strict if d.severity == "error"],
             [d.message for d in lenient if d.severity == "warning"])
+
+
+__all__ = ["BATCH_BYTES", "BATCH_SKILLS", "ImportEntry", "ImportReport", "import_paths"]

@@ -14,31 +14,36 @@ file written, so that:
   written or deleted.
 
 Every folder is built beside its target and swapped in (core.library.folders.export_folder); the
-manifest is written atomically after the skills.
+manifest is written atomically after the skills. Installs and removals in one folder take turns
+(a lock file beside the manifest), so several at once each find the others' entries recorded.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skill_studio.core.health import scores
+from skill_studio.core.library.atomic import file_in_the_way
 from skill_studio.core.library.folders import export_folder, skill_files_with_md
-from skill_studio.core.library.install_files import file_hash, listing, read_only, remove, writable
+from skill_studio.core.library.install_files import describe_os_error, file_hash, listing, read_only, remove, writable
+from skill_studio.core.library.install_manifest import (
+    COPY,
+    LINK,
+    LOCK,
+    MANIFEST,
+    InstallError,
+    folder_name_problem,
+    locked,
+    read_manifest,
+    write_manifest,
+)
 from skill_studio.core.store import NotFound, Store
 
-MANIFEST = ".skill-studio-install.json"
-COPY, LINK = "copy", "link"
 LINK_WARNING = ("a linked skill is the library's own folder: edits made through the link change the library "
                 "(the studio re-imports them), and the gate cannot take it back from the agent")
-
-
-class InstallError(Exception):
-    """Something in the target folder stops an install; nothing of it was changed."""
 
 
 @dataclass(frozen=True)
@@ -62,49 +67,6 @@ class InstallReport:
     warnings: list[str]
 
 
-def read_manifest(folder: str | os.PathLike) -> dict:
-    """The manifest of a target folder ({"skills": {}} when it has none). Raises InstallError
-    when it is not one of ours or an entry is malformed (naming the entry)."""
-    path = Path(folder) / MANIFEST
-    if not path.exists():
-        return {"skills": {}}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InstallError(f"{path}: not a readable install manifest ({e}); move it away to install here") from None
-    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
-        raise InstallError(f"{path}: not an install manifest of Skill Studio; move it away to install here")
-    for name, entry in data["skills"].items():
-        problem = folder_name_problem(name) or _entry_problem(entry)
-        if problem:
-            raise InstallError(f'{path}: the entry "{name}" {problem}; fix or remove it to install here')
-    return data
-
-
-def _entry_problem(entry) -> str | None:
-    if not isinstance(entry, dict):
-        return "is not an object"
-    if entry.get("mode") not in (COPY, LINK):
-        return 'has no mode "copy" or "link"'
-    if not isinstance(entry.get("version"), int) or not isinstance(entry.get("content_hash"), str):
-        return "has no version number or content hash"
-    files = entry.get("files", {})
-    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
-        return "has a files list that is not {path: hash}"
-    return None
-
-
-def folder_name_problem(name) -> str | None:
-    """Why ``name`` cannot be the name of a folder directly inside a target folder, or None."""
-    if not isinstance(name, str) or not name.strip():
-        return "is not a name"
-    if "/" in name or "\\" in name or "\0" in name or name in (".", "..") or name.startswith("."):
-        return "is not a plain folder name (a path, a hidden name or a parent)"
-    if name == MANIFEST:
-        return "is the manifest's own name"
-    return None
-
-
 def _place(target: Path, name: str) -> Path:
     """``target/name`` for a name that is a plain folder name; raises InstallError otherwise."""
     problem = folder_name_problem(name)
@@ -112,21 +74,6 @@ def _place(target: Path, name: str) -> Path:
     if problem or place.parent != target:
         raise InstallError(f'"{name}" {problem or "is not a folder name"}')
     return place
-
-
-def _write_manifest(folder: Path, data: dict) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".manifest.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=2, sort_keys=True)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, folder / MANIFEST)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _source_folder(skill) -> Path | None:
@@ -149,10 +96,31 @@ def install(store: Store, folder: str | os.PathLike, names: Iterable[str] | None
     from skill_studio.core.agents import matching
 
     target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
+    _make_target(target)
+    wanted = list(dict.fromkeys(names)) if names is not None else matching.gated(store)
+    read_manifest(target)   # a manifest not the studio's stops it before anything is made there
+    with locked(target / LOCK):
+        return _install(store, target, wanted, link=link, prune=prune, force=force)
+
+
+def _make_target(target: Path) -> None:
+    """Create the target folder as needed; InstallError (nothing created) when a file is in the
+    way or the folder cannot be made."""
+    blocker = file_in_the_way(target)
+    if blocker is not None:
+        where = "is a file" if blocker == target else f"cannot be a folder: {blocker} is a file"
+        raise InstallError(f"{target}: {where}; install into a folder (choose another one, or move the file away)")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InstallError(f"{target}: the folder cannot be made ({describe_os_error(e)}); choose a folder you "
+                           "can write to") from None
+
+
+def _install(store: Store, target: Path, wanted: list[str], *, link: bool, prune: bool,
+             force: bool) -> InstallReport:
     manifest = read_manifest(target)
     entries: dict = manifest["skills"]
-    wanted = list(dict.fromkeys(names)) if names is not None else matching.gated(store)
     report = InstallReport([], [], [], {}, [])
     mode = LINK if link else COPY
     if link:
@@ -167,8 +135,11 @@ def install(store: Store, folder: str | os.PathLike, names: Iterable[str] | None
             try:
                 place = _place(target, skill.name)
                 done = _install_one(skill, place, entries.get(skill.name), mode, force)
-            except (InstallError, ValueError, OSError) as e:   # FolderError is a ValueError
+            except (InstallError, ValueError) as e:   # FolderError is a ValueError
                 report.skipped[name] = str(e)
+                continue
+            except OSError as e:
+                report.skipped[name] = describe_os_error(e)
                 continue
             if done is None:
                 report.unchanged.append(skill.name)
@@ -185,13 +156,13 @@ def install(store: Store, folder: str | os.PathLike, names: Iterable[str] | None
                 try:
                     remove(target / name)
                 except OSError as e:
-                    report.skipped[name] = f"not removed: {e}"
+                    report.skipped[name] = f"not removed: {describe_os_error(e)}"
                     continue
                 del entries[name]
                 report.removed.append(name)
     finally:   # what was done is recorded even when something failed on the way
         manifest["store"] = str(store.path)
-        _write_manifest(target, manifest)
+        write_manifest(target, manifest)
     return report
 
 
@@ -199,7 +170,9 @@ def _install_one(skill, place: Path, known: dict | None, mode: str, force: bool)
     """Install one skill at ``place``; returns its manifest entry, or None when it was current.
     Raises InstallError when something there is not the studio's to replace."""
     if known is None and (place.exists() or place.is_symlink()):
-        raise InstallError(f"{place} exists and was not installed by Skill Studio; not replacing it")
+        what = "a folder" if place.is_dir() and not place.is_symlink() else "a file or link"
+        raise InstallError(f"{place} exists ({what}) and was not installed by Skill Studio; not replacing it "
+                           "(move it away to install this skill here)")
     if known is not None:
         state = _state(place, known)
         if known.get("mode") == mode and known.get("content_hash") == skill.content_hash and state == "current":
@@ -216,7 +189,7 @@ def _install_one(skill, place: Path, known: dict | None, mode: str, force: bool)
         os.symlink(source, place, target_is_directory=True)
         files = {}
     else:
-        if place.is_symlink():
+        if place.is_symlink() or (place.exists() and not place.is_dir()):   # (forced: the entry is ours)
             remove(place)
         elif place.is_dir():
             writable(place)   # the old copy is swapped out and deleted
@@ -238,6 +211,17 @@ def uninstall(folder: str | os.PathLike, names: Iterable[str], *, force: bool = 
     """Remove installed skills: only those the manifest lists, and not one changed by hand since
     it was installed unless ``force`` (others are reported, untouched)."""
     target = Path(folder)
+    if not target.is_dir():   # nothing the studio installed is there: nothing to lock or read
+        report = InstallReport([], [], [], {}, [])
+        for name in names:
+            report.skipped[name] = "not installed here by Skill Studio; left alone"
+        return report
+    read_manifest(target)
+    with locked(target / LOCK):
+        return _uninstall(target, names, force=force)
+
+
+def _uninstall(target: Path, names: Iterable[str], *, force: bool) -> InstallReport:
     manifest = read_manifest(target)
     report = InstallReport([], [], [], {}, [])
     try:
@@ -252,14 +236,17 @@ def uninstall(folder: str | os.PathLike, names: Iterable[str], *, force: bool = 
                 continue
             try:
                 remove(_place(target, name))
-            except (InstallError, OSError) as e:
+            except InstallError as e:
                 report.skipped[name] = f"not removed: {e}"
+                continue
+            except OSError as e:
+                report.skipped[name] = f"not removed: {describe_os_error(e)}"
                 continue
             del manifest["skills"][name]
             report.removed.append(name)
     finally:
         if report.removed:
-            _write_manifest(target, manifest)
+            write_manifest(target, manifest)
     return report
 
 
@@ -366,5 +353,5 @@ def descriptor(store: Store, root: str | os.PathLike) -> dict:
     return {"skills_root": str(target.resolve()), "consumers": {"default": {"enabled": enabled, "disabled": disabled}}}
 
 
-__all__ = ["COPY", "InstallError", "InstallReport", "Installed", "LINK", "LINK_WARNING", "MANIFEST", "descriptor",
-           "folder_name_problem", "install", "read_manifest", "status", "uninstall", "update"]
+__all__ = ["COPY", "InstallError", "InstallReport", "Installed", "LINK", "LINK_WARNING", "LOCK", "MANIFEST",
+           "descriptor", "folder_name_problem", "install", "read_manifest", "status", "uninstall", "update"]

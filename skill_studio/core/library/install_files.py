@@ -52,3 +52,9 @@ def listing(place: Path) -> dict[str, Path]:
             p = Path(root) / f
             out[str(p.relative_to(place))] = p
     return out
+
+
+def describe_os_error(e: OSError) -> str:
+    """An OSError in words: the path and what went wrong, without Python's errno prefix."""
+    what = e.strerror or str(e)
+    return f"{e.filename}: {what}" if e.filename else what

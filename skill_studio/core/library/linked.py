@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from skill_studio.core.format.skillmd import SkillParseError
+from skill_studio.core.library.archive import skill_file_mode
 from skill_studio.core.library.atomic import is_staging
 from skill_studio.core.library.folders import FolderError, build_skill, discover, find_skill_md, read_folder
 from skill_studio.core.library.linked_write import write_folder
@@ -125,6 +126,7 @@ def _disk(path: Path):
     """(the skill as the import would read it, its content hash) of a skill folder on disk.
     Raises the errors in _READ_ERRORS, naming the file (and line)."""
     md, data, files, _notes = read_folder(path)
+    files = [replace(f, mode=skill_file_mode(f.mode)) for f in files]   # as an import stores them
     skill = build_skill(data, path.name, files, origin=Origin.HUMAN, source=str(md))
     return skill, content_hash(skill.skill_md, skill.files)
 

@@ -6,7 +6,8 @@ import os
 import shutil
 from pathlib import Path
 
-from skill_studio.core.library.atomic import stage_beside, swap_in
+from skill_studio.core.library.archive import skill_file_mode
+from skill_studio.core.library.atomic import remove_staging, stage_beside, swap_in
 from skill_studio.core.library.folders import read_folder, skill_files_with_md
 
 
@@ -36,7 +37,7 @@ def write_folder(skill, path: Path) -> None:
                 fh.write(f.data)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.chmod(out, f.mode & 0o777 or 0o644)
+            os.chmod(out, skill_file_mode(f.mode))
         swap_in(staged, path)
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        remove_staging(stage)
