@@ -28,6 +28,7 @@ from skill_studio.api.http_io import (
 )
 from skill_studio.api.openapi import openapi_document
 from skill_studio.api.routes import ROUTES, ApiError, Request
+from skill_studio.core.format.names import printable
 from skill_studio.core.store import (
     AlreadyExists,
     DependentsExist,
@@ -62,6 +63,16 @@ def status_for(error: Exception) -> int:
         return 400                                          # nested too deep
     return 500
 
+
+
+_LOG_LOCK = threading.Lock()
+
+
+def _log_line(line: str) -> None:
+    """One line on stderr, whole: the connections' threads never interleave their lines."""
+    with _LOG_LOCK:
+        sys.stderr.write(printable(line) + "\n")   # a client's request line may hold escapes
+        sys.stderr.flush()
 
 class ApiServer(ThreadingHTTPServer):
     daemon_threads = True
@@ -127,7 +138,7 @@ class ApiServer(ThreadingHTTPServer):
                 host, port = client_address[:2]
                 what = f"did not read its answer within {SOCKET_TIMEOUT_S} s" if isinstance(error, TimeoutError) \
                     else f"closed the connection before its answer was sent ({type(error).__name__})"
-                print(f"{host}:{port} {what}", file=sys.stderr, flush=True)
+                _log_line(f"{host}:{port} {what}")
             return
         super().handle_error(request, client_address)
 
@@ -241,7 +252,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         if not self.server.quiet:
-            super().log_message(format, *args)
+            _log_line(f"{self.address_string()} - - [{self.log_date_time_string()}] {format % args}")
 
     def _handle(self, method: str) -> None:
         path, _, query_text = self.path.partition("?")

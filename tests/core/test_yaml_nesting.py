@@ -4,6 +4,7 @@ taken for deep nesting."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -164,3 +165,18 @@ def test_characters_yaml_refuses_are_reported_as_such_not_as_a_crash_of_the_guar
         assert "U+0000" in str(e) and e.line == 4
     else:
         raise AssertionError("not refused")
+
+
+@pytest.mark.parametrize("text", ['---\n"""\\U01000000*\n---\n', '---\nname: "\\U7fffffff" *a\n---\n',
+                                  '---\na: &a x\nb: "\\U00110000" *a\n---\n'])
+def test_an_escape_past_unicode_is_a_parse_error_with_its_line(text):
+    from skill_studio.core.format import skillmd
+
+    with pytest.raises(skillmd.SkillParseError, match="invalid Unicode character escape"):
+        skillmd.parse_document(text)
+
+
+def test_the_strict_profile_names_an_escape_past_unicode_by_its_line():
+    diags, _parsed = check_strict(b'---\nname: e\ndescription: "\\U7fffffff"\n---\n# X\n', "e")
+    [error] = [d for d in diags if d.severity == "error"]
+    assert "invalid Unicode character escape code \\U7fffffff at line 3" in error.message

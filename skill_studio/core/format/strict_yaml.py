@@ -236,6 +236,8 @@ def _compose_events(get_event: Callable[[], yaml.Event | None], _where: Where) -
     return root
 
 
+_LONG_ESCAPE = re.compile(r"\\U([0-9A-Fa-f]{8})")
+
 def _compose_exact(text: str, _where: Where) -> _Node | None:
     loader = None
     try:
@@ -251,6 +253,16 @@ def _compose_exact(text: str, _where: Where) -> _Node | None:
             message += f" at {_where(mark.line, mark.column)}"
             raise DialectError(message, mark.line, mark.column) from None
         raise DialectError(message, None) from None
+    except ValueError:
+        # PyYAML's scanner turns a double-quoted \\U escape past U+10FFFF into chr() and fails
+        # there: the escape is found again to say where it is, as libyaml does.
+        bad = next((m for m in _LONG_ESCAPE.finditer(text) if int(m.group(1), 16) > 0x10FFFF), None)
+        if bad is None:
+            raise
+        line = text.count("\n", 0, bad.start())
+        column = bad.start() - (text.rfind("\n", 0, bad.start()) + 1)
+        raise DialectError(f"found invalid Unicode character escape code {bad.group(0)} at {_where(line, column)}",
+                           line, column) from None
     except yaml.reader.ReaderError as e:
         found = disallowed_character(text)
         if found is None:  # pragma: no cover - the reader refuses only what the pattern finds

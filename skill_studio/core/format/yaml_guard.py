@@ -109,7 +109,9 @@ def _scan_with(parser_class, text: str, max_values: int, what: str) -> bool:
         return False
     try:
         _scan(parser, max_values, what)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):
+        # (the pure-Python scanner raises ValueError on an escape past U+10FFFF, which libyaml
+        # refuses as invalid YAML)
         return False  # the composer reports it, at the same place
     finally:
         parser.dispose()
