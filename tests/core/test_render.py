@@ -13,6 +13,7 @@ from skill_studio.core.render.html import (
     render_markdown,
     stylesheet,
 )
+from skill_studio.core.render.limits import LAYOUT_BUDGET
 from skill_studio.core.render.sanitize import sanitize_html
 
 FORBIDDEN_TAGS = {
@@ -307,10 +308,21 @@ def test_large_document_renders():
         n += 1
     body = "\n".join(lines)
     assert body.count("\n") >= 6999
+    # More than the preview lays out quickly: the sections that fit are rendered, the rest is
+    # shown as text after a notice.
     result = render_markdown(body)
-    assert len(result.headings) == n + 1
-    assert result.html.count("<table>") == n
+    assert result.limit and 1 < len(result.headings) < n + 1
+    shown = len(result.headings) - 1
+    assert result.html.count("<table>") == shown
+    assert "Too large to preview: shown as text" in result.html
+    assert f"## Section {shown}" in result.html   # the first heading not rendered, as text
+    assert result.cost <= LAYOUT_BUDGET
     assert_safe(result.html)
+    # A body within the budget renders whole.
+    whole = "\n".join(lines[:900])
+    result = render_markdown(whole)
+    assert result.limit is None and len(result.headings) == whole.count("## Section") + 1
+    assert result.html.count("<table>") == whole.count("| k | v |")
 
 
 def test_stylesheets():

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import SCREENSHOTS, png_bytes
 from desktop_links import opened  # noqa: F401 - a fixture
+from preview_wait import rendering
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
@@ -30,7 +31,8 @@ def pane(qtbot, opened):  # noqa: F811 - the fixture imported above
 def show(pane: PreviewPane, *, markdown: str | None = None, html: str | None = None) -> None:
     if markdown is not None:
         pane.set_markdown(markdown)
-        pane.render_now()
+        with rendering(pane):   # on a worker thread
+            pane.render_now()
     else:
         pane.setHtml(html)
     pane.document().size()

@@ -14,11 +14,13 @@ from urllib.parse import unquote
 import pytest
 from conftest import SCREENSHOTS, png_bytes
 from desktop_links import opened  # noqa: F401 - a fixture
+from preview_wait import rendering
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage
 
 from skill_studio.core.render.html import render_markdown
-from skill_studio.core.render.sanitize import sanitize_html, svg_is_self_contained
+from skill_studio.core.render.sanitize import sanitize_html
+from skill_studio.core.render.svg import svg_is_self_contained
 from skill_studio.ui.designer.preview import PreviewPane, skill_path
 
 SPY_COLOUR = "#e0119d"    # an image outside the skill: must never reach the screen
@@ -283,7 +285,8 @@ def show(pane: RecordingPane, *, markdown: str | None = None, html: str | None =
     pane.requested.clear()
     if markdown is not None:
         pane.set_markdown(markdown)
-        pane.render_now()
+        with rendering(pane):   # on a worker thread
+            pane.render_now()
     else:
         pane.setHtml(html)
     pane.document().size()   # lay out: images are asked for now, and when painted

@@ -6,14 +6,16 @@ import threading
 
 import pytest
 from conftest import SCREENSHOTS, png_bytes
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QPoint, Qt, QThreadPool, QTimer, QUrl
+from preview_wait import rendering
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument, QTextTable
 from PySide6.QtWidgets import QApplication
 
 from skill_studio.core.render.html import stylesheet
+from skill_studio.core.render.sourcemap import SourceMap
 from skill_studio.ui import theme
 from skill_studio.ui.designer import preview
-from skill_studio.ui.designer.preview import EMPTY_HINT, PreviewPane, SourceMap
+from skill_studio.ui.designer.preview import EMPTY_HINT, PreviewPane
 from skill_studio.ui.designer.preview_files import skill_path
 
 IMAGE = QTextDocument.ResourceType.ImageResource.value
@@ -37,9 +39,15 @@ def pane(qtbot):
     return widget
 
 
-def show_now(pane, body, first_line=1):
+def start_render(pane, body, first_line=1):
     pane.set_markdown(body, first_line)
     pane.render_now()
+
+
+def show_now(pane, body, first_line=1):
+    """Render *body* and wait until the pane shows it (rendering runs on a worker thread)."""
+    with rendering(pane):
+        start_render(pane, body, first_line)
 
 
 def long_body(sections=30, words=60):
@@ -236,13 +244,13 @@ def test_newest_text_wins_when_renders_overlap(qtbot, pane, monkeypatch):
         return real(text, **kwargs)
 
     monkeypatch.setattr(preview, "render_markdown", render)
-    pool = QThreadPool.globalInstance()
+    pool = preview.render_pool()
     threads = pool.maxThreadCount()
     pool.setMaxThreadCount(max(2, threads))   # the two renders run side by side
     try:
         renders = []
         pane.rendered.connect(lambda: renders.append(pane.toPlainText()))
-        show_now(pane, big_body("old"))
+        start_render(pane, big_body("old"))
         qtbot.waitUntil(old_started.is_set, timeout=10000)   # the old render is under way
         with qtbot.waitSignal(pane.rendered, timeout=10000):
             show_now(pane, big_body("new"))

@@ -13,18 +13,20 @@ import markdown
 from markdown.extensions import Extension
 from markdown.extensions.fenced_code import FencedBlockPreprocessor
 from markdown.preprocessors import Preprocessor
-from pygments.lexers import get_lexer_by_name
-from pygments.lexers.special import TextLexer
-from pygments.styles import get_style_by_name
-from pygments.util import ClassNotFound
 
+from skill_studio.core.render.code import code_block_html as _code_block_html
+from skill_studio.core.render.limits import (
+    LAYOUT_BUDGET,
+    MAX_ANCHORS,
+    MAX_HIGHLIGHT_TOTAL,
+    MAX_TEXT_CHARS,
+    source_limit,
+    text_fallback,
+)
 from skill_studio.core.render.linkscan import bound_link_processors
-from skill_studio.core.render.sanitize import CONTROL_RE, block_marker, sanitize_html
+from skill_studio.core.render.sanitize import CONTROL_RE, block_marker, sanitize
 
 __all__ = ["DEFAULT_STYLESHEET", "RenderResult", "render_markdown", "stylesheet"]
-
-_LIGHT_CODE_STYLE = "default"
-_DARK_CODE_STYLE = "github-dark"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,99 +41,10 @@ class RenderResult:
     links: list[str] = field(default_factory=list)
     #: Normalised relative paths of the images shown, in first-seen order, without duplicates.
     images: list[str] = field(default_factory=list)
-
-
-# --------------------------------------------------------------------------- #
-# Code highlighting
-# --------------------------------------------------------------------------- #
-
-
-@lru_cache(maxsize=128)
-def _lexer_for(lang: str):
-    """Return a pygments lexer for *lang*, or ``None`` when it is unknown or plain text."""
-    try:
-        lexer = get_lexer_by_name(lang)
-    except ClassNotFound:
-        return None
-    if isinstance(lexer, TextLexer):
-        return None
-    return lexer
-
-
-@lru_cache(maxsize=4)
-def _code_style(dark: bool):
-    """The pygments style class for the light or dark palette."""
-    try:
-        return get_style_by_name(_DARK_CODE_STYLE if dark else _LIGHT_CODE_STYLE)
-    except ClassNotFound:
-        return get_style_by_name("monokai" if dark else "default")
-
-
-_HEX = re.compile(r"[0-9A-Fa-f]{3,8}")
-
-
-def _token_css(style, ttype, cache: dict) -> str:
-    """Inline CSS for one token type (colour, bold, italic, underline, background): built only from
-    the style's own hex colours, so nothing in a skill can reach it."""
-    css = cache.get(ttype)
-    if css is None:
-        known = ttype
-        while not style.styles_token(known) and known.parent is not None:  # a lexer's own token kinds
-            known = known.parent
-        rule = style.style_for_token(known)
-        parts = []
-        if rule.get("color") and _HEX.fullmatch(rule["color"]):
-            parts.append(f"color: #{rule['color']}")
-        if rule.get("bgcolor") and _HEX.fullmatch(rule["bgcolor"]):
-            parts.append(f"background-color: #{rule['bgcolor']}")
-        if rule.get("bold"):
-            parts.append("font-weight: bold")
-        if rule.get("italic"):
-            parts.append("font-style: italic")
-        if rule.get("underline"):
-            parts.append("text-decoration: underline")
-        css = cache[ttype] = "; ".join(parts)
-    return css
-
-
-_CSS_CACHE: dict[bool, dict] = {False: {}, True: {}}
-
-
-def _plain_code_block(code: str, lang: str | None) -> str:
-    cls = f' class="language-{html.escape(lang, quote=True)}"' if lang else ""
-    if code.endswith("\n"):
-        code = code[:-1]  # the closing fence's line break would show as an empty last line
-    return f"<pre><code{cls}>{html.escape(code, quote=False)}</code></pre>"
-
-
-def _highlight_code(code: str, lang: str | None, *, dark: bool = False) -> str:
-    """Return HTML for a code block: inline-styled pygments markup, or an escaped ``<pre><code>``
-    when *lang* is missing or names no known lexer."""
-    lexer = _lexer_for(lang.strip().lower()) if lang and lang.strip() else None
-    if lexer is None:
-        return _plain_code_block(code, lang)
-    style, cache = _code_style(dark), _CSS_CACHE[dark]
-    out = []
-    try:
-        for ttype, value in lexer.get_tokens(code):
-            text = html.escape(value, quote=False)
-            css = _token_css(style, ttype, cache) if text else ""
-            out.append(f'<span style="{css}">{text}</span>' if css else text)
-    except Exception:  # noqa: BLE001 - a lexer that fails on odd input: the block is still shown, plain
-        return _plain_code_block(code, lang)
-    if out and out[-1].endswith("\n"):
-        out[-1] = out[-1][:-1]  # the closing fence's line break would show as an empty last line
-    background = style.background_color if _HEX.fullmatch((style.background_color or "").lstrip("#")) else None
-    attr = f' style="background-color: {background}"' if background else ""
-    return f'<div class="highlight"{attr}><pre><code>{"".join(out)}</code></pre></div>'
-
-
-@lru_cache(maxsize=1024)
-def _code_block_html(code: str, lang: str | None, dark: bool) -> str:
-    """Highlighted HTML for one code block, cached: while a body is edited most of its code blocks
-    are unchanged from one render to the next. Safe by construction (every piece of the code is
-    escaped here; the only markup is spans with the style's colours), so it is not parsed again."""
-    return _highlight_code(code, lang, dark=dark)
+    #: The limit the body went over, in plain words, when it is shown as text; else ``None``.
+    limit: str | None = None
+    #: What laying out :attr:`html` costs the preview, in units of about a microsecond.
+    cost: int = 0
 
 
 _ATTR_LANG_RE = re.compile(r"\.([\w#.+-]+)")
@@ -151,6 +64,7 @@ class _FencedCodePreprocessor(Preprocessor):
         self.blocks = []
         text = "\n".join(lines)
         index = 0
+        highlight_left = MAX_HIGHLIGHT_TOTAL
         while True:
             m = self.FENCED_BLOCK_RE.search(text, index)
             if m is None:
@@ -161,7 +75,9 @@ class _FencedCodePreprocessor(Preprocessor):
                 lang = found.group(1) if found else None
             elif m.group("lang"):
                 lang = m.group("lang")
-            self.blocks.append(_code_block_html(m.group("code"), lang, self.dark))
+            code = m.group("code")
+            highlight_left -= len(code)
+            self.blocks.append(_code_block_html(code, lang, self.dark, highlight_left >= 0))
             marker = f'<div class="code-block">{block_marker(len(self.blocks) - 1)}</div>'
             placeholder = self.md.htmlStash.store(marker)
             text = f"{text[:m.start()]}\n{placeholder}\n{text[m.end():]}"
@@ -238,50 +154,99 @@ def render_markdown(
     scripts, event handlers and unsafe URLs never reach the output. Remote images, and relative
     images naming none of *base_files* (when given, as POSIX paths relative to the skill folder),
     are replaced by a textual placeholder. Never raises for any input string.
+
+    The work is bounded: a body over one of the limits of :mod:`.limits` (size, paragraph size,
+    headings, nesting) comes back as escaped plain text under a notice, with
+    :attr:`RenderResult.limit` naming the limit. When the HTML would cost the preview's layout
+    more than :data:`LAYOUT_BUDGET`, the sections that fit are rendered and the rest is shown as
+    text the same way. Headings past :data:`MAX_ANCHORS` get no anchor.
     """
     source = CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    limit = source_limit(source)
+    if limit is not None:
+        return _as_text(source, limit)
     files = frozenset(base_files) if base_files is not None else None
-    sections = _sections(source)
-    if len(sections) == 1:
-        return _render_section(source, files, dark)
     # Sections render apart and are cached: while a long body is edited, only the section
-    # being typed in is converted again.
-    parts = [_render_section(section, files, dark) for section in sections]
-    html_parts, headings, links, images = [], [], {}, {}
+    # being typed in is converted again. They are taken while the layout budget lasts, leaving
+    # room for the rest shown as text.
+    parts: list[RenderResult] = []
+    cost = taken = 0
+    rest = ""
+    for section in _sections(source):
+        part = _render_section(section, files, dark)
+        left = len(source) - taken - len(section)
+        if cost + part.cost + min(left, MAX_TEXT_CHARS) // _TEXT_CHARS_PER_UNIT > LAYOUT_BUDGET:
+            rest = source[taken:]
+            break
+        parts.append(part)
+        cost += part.cost
+        taken += len(section) + 1
+    if not parts:
+        return _as_text(source, _OVER_BUDGET)
+    html_parts: list[str] = []
+    headings: list[tuple[int, str, str]] = []
+    links: dict[str, None] = {}
+    images: dict[str, None] = {}
     used: set[str] = set()
+    resume: dict[str, str] = {}
     for part in parts:
-        chunk, pos = part.html, 0
+        pieces, pos = [], 0
         for level, title, anchor in part.headings:
-            unique = _unique_anchor(anchor, used)
+            unique = _unique_anchor(anchor, used, resume)
             used.add(unique)
-            at = chunk.find(f'id="{anchor}"', pos)
+            anchored = len(headings) < MAX_ANCHORS
+            at = part.html.find(f'id="{anchor}"', pos)
             if at >= 0:
-                chunk = f'{chunk[:at]}id="{unique}"{chunk[at + len(anchor) + 5:]}'
-                pos = at + len(unique) + 5
-            headings.append((level, title, unique))
-        html_parts.append(chunk)
+                pieces += [part.html[pos:at], f'id="{unique}"' if anchored else ""]
+                pos = at + len(anchor) + 5
+            if anchored:
+                headings.append((level, title, unique))
+                cost += _ANCHOR_COST
+        pieces.append(part.html[pos:])
+        html_parts.append("".join(pieces))
         links.update(dict.fromkeys(part.links))
         images.update(dict.fromkeys(part.images))
-    return RenderResult(html="\n".join(html_parts), headings=headings, links=list(links), images=list(images))
+    limit = None
+    if rest:
+        limit = _OVER_BUDGET
+        html_parts.append(text_fallback(rest, f"{_OVER_BUDGET}: the rest"))
+        cost += len(html_parts[-1]) // _TEXT_CHARS_PER_UNIT
+    return RenderResult(html="\n".join(html_parts), headings=headings, links=list(links),
+                        images=list(images), limit=limit, cost=cost)
+
+
+_OVER_BUDGET = "it holds more than the preview can lay out quickly"
+_TEXT_CHARS_PER_UNIT = 5
+#: What each heading anchor adds to the layout's cost (measured: anchors slow it down).
+_ANCHOR_COST = 40
+
+
+def _as_text(source: str, reason: str) -> RenderResult:
+    shown = text_fallback(source, reason)
+    return RenderResult(html=shown, limit=reason, cost=len(shown) // _TEXT_CHARS_PER_UNIT)
 
 
 _ANCHOR_COUNT = re.compile(r"^(.*)_([0-9]+)$")
 
 
-def _unique_anchor(anchor: str, used: set[str]) -> str:
+def _unique_anchor(anchor: str, used: set[str], resume: dict[str, str]) -> str:
     """The anchor the whole document would have given: the table-of-contents rule (append _1,
-    or count up an existing _N) applied across sections."""
+    or count up an existing _N) applied across sections. *resume* remembers where the count
+    for each anchor stopped, so many equal headings cost linear time."""
+    start, anchor = anchor, resume.get(anchor, anchor)
     while anchor in used:
         m = _ANCHOR_COUNT.match(anchor)
         anchor = f"{m.group(1)}_{int(m.group(2)) + 1}" if m else f"{anchor}_1"
+    resume[start] = anchor
     return anchor
 
 
 @lru_cache(maxsize=512)
 def _render_section(source: str, files: frozenset[str] | None, dark: bool) -> RenderResult:
     body, headings, blocks = _convert(source, dark)
-    safe, links, images = sanitize_html(body, base_files=files, blocks=blocks)
-    return RenderResult(html=safe, headings=headings, links=links, images=images)
+    done = sanitize(body, base_files=files, blocks=blocks)
+    return RenderResult(html=done.html, headings=headings, links=done.links, images=done.images,
+                        cost=done.cost)
 
 
 _ATX_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")

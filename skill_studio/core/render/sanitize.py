@@ -5,13 +5,14 @@ from __future__ import annotations
 import html
 import posixpath
 import re
-import zlib
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import unquote
-from xml.etree import ElementTree
 
-__all__ = ["CONTROL_RE", "block_marker", "sanitize_html", "svg_is_self_contained"]
+from skill_studio.core.render.limits import MAX_LIST_ITEMS, MAX_TABLE_CELLS, break_long_words
+
+__all__ = ["CONTROL_RE", "Sanitized", "block_marker", "sanitize", "sanitize_html"]
 
 _ALLOWED_TAGS = frozenset(
     "p br hr h1 h2 h3 h4 h5 h6 strong b em i code pre span div blockquote ul ol li "
@@ -48,6 +49,10 @@ _BLOCK_MARKER_RE = re.compile("\x02(\\d+)\x03")
 
 #: Deeper element nesting than this is flattened (text kept) to spare the preview widget.
 _MAX_DEPTH = 100
+#: What the preview's layout spends, in units of about a microsecond: on each element, on each
+#: table cell on top of that, and on every ``_CHARS_PER_UNIT`` characters (measured on Qt 6.11).
+_ELEMENT_COST, _CELL_COST, _CHARS_PER_UNIT = 8, 180, 5
+_LISTS = frozenset({"ul", "ol"})
 
 
 def block_marker(index: int) -> str:
@@ -123,6 +128,13 @@ class _Sanitizer(HTMLParser):
         self.stack: list[tuple[str, bool]] = []
         self.depth = 0
         self.skip = 0  # > 0 while inside an element whose content is dropped
+        #: What laying out the output will cost (see ``_ELEMENT_COST``).
+        self.cost = 0
+        self.pre = 0  # > 0 inside <pre>: its lines are never wrapped, so long words cost nothing
+        #: Items so far in each open list, innermost last: ``[tag, items, start]``.
+        self.lists: list[list] = []
+        #: The outermost open table: where its output starts, its cells, and its rows as text.
+        self.table: _Table | None = None
 
     # -- events ---------------------------------------------------------------
 
@@ -147,8 +159,11 @@ class _Sanitizer(HTMLParser):
         if tag == "a" and cleaned is None:
             emit = False
         if emit:
+            self._bound_structure(tag, cleaned or "")
             self.out.append(f"<{tag}{cleaned or ''}>")
             self.depth += 1
+            self.cost += _ELEMENT_COST
+            self.pre += tag == "pre"
         self.stack.append((tag, emit))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -178,11 +193,13 @@ class _Sanitizer(HTMLParser):
             # Text and block markers alternate; markers become their (already sanitised) block.
             for i, part in enumerate(_BLOCK_MARKER_RE.split(data)):
                 if i % 2 == 0:
-                    self.out.append(html.escape(CONTROL_RE.sub("", part), quote=False))
+                    self._text(CONTROL_RE.sub("", part))
                 elif int(part) < len(self.blocks):
-                    self.out.append(self.blocks[int(part)])
+                    block = self.blocks[int(part)]
+                    self.cost += len(block) // _CHARS_PER_UNIT + _ELEMENT_COST * block.count("<span")
+                    self.out.append(block)
             return
-        self.out.append(html.escape(CONTROL_RE.sub("", data), quote=False))
+        self._text(CONTROL_RE.sub("", data))
 
     # Comments, declarations and processing instructions are dropped.
     def handle_comment(self, data: str) -> None:
@@ -210,6 +227,54 @@ class _Sanitizer(HTMLParser):
         if emitted:
             self.out.append(f"</{tag}>")
             self.depth -= 1
+            self.pre -= tag == "pre"
+            if tag in _LISTS and self.lists:
+                self.lists.pop()
+            elif tag == "table" and self.table is not None and self.table.depth == self.depth:
+                self._finish_table()
+
+    def _text(self, text: str) -> None:
+        if not self.pre:
+            text = break_long_words(text)
+        if self.table is not None and text.strip():
+            self.table.text.append(text.replace("\n", " "))
+        self.cost += len(text) // _CHARS_PER_UNIT
+        self.out.append(html.escape(text, quote=False))
+
+    def _bound_structure(self, tag: str, attributes: str) -> None:
+        """Keep lists and tables linear to lay out: a long list goes on as a new list (an ordered
+        one counting on), a table with too many cells is shown as text (see _finish_table)."""
+        if tag in _LISTS:
+            start = _START_RE.search(attributes)
+            self.lists.append([tag, 0, int(start.group(1)) if start else 1])
+        elif tag == "li" and self.lists and self.stack and self.stack[-1][0] in _LISTS:
+            current = self.lists[-1]
+            if current[1] and current[1] % MAX_LIST_ITEMS == 0:
+                kind, number = current[0], current[2] + current[1]
+                self.out.append(f'</{kind}><{kind} start="{number}">' if kind == "ol" else "</ul><ul>")
+            current[1] += 1
+        elif tag == "table" and self.table is None:
+            self.table = _Table(len(self.out), self.depth, self.cost)
+        elif tag in ("td", "th") and self.table is not None:
+            self.table.cells += 1
+            self.cost += _CELL_COST
+            if not self.table.row_start:
+                self.table.text.append(" | ")
+            self.table.row_start = False
+        elif tag == "tr" and self.table is not None:
+            self.table.text.append("\n")
+            self.table.row_start = True
+
+    def _finish_table(self) -> None:
+        table, self.table = self.table, None
+        assert table is not None
+        if table.cells <= MAX_TABLE_CELLS:
+            return
+        rows = "".join(table.text).strip("\n")
+        self.cost = table.cost + 2 * _ELEMENT_COST + len(rows) // _CHARS_PER_UNIT
+        notice = f"This table is too large to preview ({table.cells:,} cells, over {MAX_TABLE_CELLS:,}): shown as text."
+        del self.out[table.start:]
+        self.out.append(f'<p class="image-placeholder">{notice}</p><pre>{html.escape(rows, quote=False)}</pre>')
 
     def _attributes(self, tag: str, attrs: list[tuple[str, str | None]]) -> str | None:
         """Return the allowed attributes of *tag* as markup; ``None`` for a link whose
@@ -267,12 +332,38 @@ class _Sanitizer(HTMLParser):
         self.out.append(f"<img{markup}>")
 
 
-def sanitize_html(
+@dataclass(frozen=True, slots=True)
+class Sanitized:
+    """HTML reduced to the preview's allow-list, and what it holds."""
+
+    html: str
+    #: Link targets kept, and relative image paths shown, in first-seen order.
+    links: list[str]
+    images: list[str]
+    #: What laying the HTML out costs the preview, in units of about a microsecond.
+    cost: int
+
+
+@dataclass(slots=True)
+class _Table:
+    start: int  # where the table's output starts
+    depth: int  # the output depth it opened at
+    cost: int  # the output's cost before it
+    cells: int = 0
+    row_start: bool = True
+    text: list[str] = field(default_factory=list)
+
+
+_START_RE = re.compile(r' start="([0-9]+)"')
+
+
+def sanitize(
     fragment: str, *, base_files: Iterable[str] | None = None, blocks: list[str] | None = None
-) -> tuple[str, list[str], list[str]]:
-    """Return ``(html, links, images)``: *fragment* reduced to the preview's allow-list, with the
-    link targets and relative image paths that were kept. Markers for *blocks* (HTML known to be
-    safe: highlighted code built from escaped text) are replaced by the blocks."""
+) -> Sanitized:
+    """*fragment* reduced to the preview's allow-list (see :func:`sanitize_html`), with the cost
+    of laying it out. Words over a couple of hundred characters get break opportunities, lists
+    over :data:`MAX_LIST_ITEMS` items go on as new lists and tables over :data:`MAX_TABLE_CELLS`
+    cells are shown as text, so the layout stays linear in the size of the HTML."""
     files = _normalise_base_files(base_files)
     parser = _Sanitizer(files, blocks)
     try:
@@ -280,68 +371,22 @@ def sanitize_html(
         out = parser.finish()
     except AssertionError:
         # html.parser gives up on some malformed markup (e.g. "<![a"): show it as text.
-        return "<pre>" + html.escape(fragment) + "</pre>", [], []
-    return out, list(parser.links), list(parser.images)
+        text = html.escape(fragment)
+        return Sanitized("<pre>" + text + "</pre>", [], [], len(text) // _CHARS_PER_UNIT)
+    return Sanitized(out, list(parser.links), list(parser.images), parser.cost)
+
+
+def sanitize_html(
+    fragment: str, *, base_files: Iterable[str] | None = None, blocks: list[str] | None = None
+) -> tuple[str, list[str], list[str]]:
+    """Return ``(html, links, images)``: *fragment* reduced to the preview's allow-list, with the
+    link targets and relative image paths that were kept. Markers for *blocks* (HTML known to be
+    safe: highlighted code built from escaped text) are replaced by the blocks."""
+    done = sanitize(fragment, base_files=base_files, blocks=blocks)
+    return done.html, done.links, done.images
 
 
 def _normalise_base_files(base_files: Iterable[str] | None) -> frozenset[str] | None:
     if base_files is None:
         return None
     return frozenset(posixpath.normpath(f.replace("\\", "/")) for f in base_files if f)
-
-
-#: Decompressed size beyond which an SVG is not shown (and a compressed bomb is not expanded).
-_SVG_MAX_BYTES = 4 * 1024 * 1024
-_SVG_DECLARATION_RE = re.compile(r"<!DOCTYPE|<!ENTITY|<\?xml-stylesheet", re.IGNORECASE)
-_XML_ENCODING_RE = re.compile(r"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)", re.IGNORECASE)
-_SVG_FOREIGN_TAGS = frozenset({"image", "script", "foreignobject", "iframe", "video", "audio", "feimage"})
-_CSS_URL_RE = re.compile(r"url\s*\(\s*['\"]?\s*(.)", re.IGNORECASE)
-
-
-def _svg_text_is_inert(text: str | None) -> bool:
-    if not text:
-        return True
-    if "@import" in text.lower():
-        return False
-    return all(m.group(1) == "#" for m in _CSS_URL_RE.finditer(text))
-
-
-def svg_is_self_contained(data: bytes) -> bool:
-    """True when the SVG in *data* (UTF-8, plain or gzip-compressed) refers to nothing outside
-    itself: no document type or entities, no images, scripts or foreign content, and no reference
-    (``href``, ``src``, CSS ``url()``, ``@import``) except to its own ``#fragments``. False for
-    anything that does not parse as XML or is bigger than a few megabytes."""
-    if data[:2] == b"\x1f\x8b":
-        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        try:
-            data = inflater.decompress(data, _SVG_MAX_BYTES + 1)
-        except zlib.error:
-            return False
-    if len(data) > _SVG_MAX_BYTES:
-        return False
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return False
-    declared = _XML_ENCODING_RE.match(text)
-    if declared and declared.group(1).strip().lower() not in ("utf-8", "utf8", "us-ascii"):
-        return False
-    if _SVG_DECLARATION_RE.search(text):
-        return False
-    try:
-        root = ElementTree.fromstring(data)
-    except (ElementTree.ParseError, ValueError):
-        return False
-    for element in root.iter():
-        if not isinstance(element.tag, str):
-            return False
-        if element.tag.rsplit("}", 1)[-1].lower() in _SVG_FOREIGN_TAGS:
-            return False
-        for name, value in element.attrib.items():
-            if name.rsplit("}", 1)[-1].lower() in ("href", "src") and not value.strip().startswith("#"):
-                return False
-            if not _svg_text_is_inert(value):
-                return False
-        if not (_svg_text_is_inert(element.text) and _svg_text_is_inert(element.tail)):
-            return False
-    return True

@@ -1,106 +1,59 @@
-"""Live preview of a skill's Markdown body: debounced, off the GUI thread when big, never fetching."""
+"""Live preview of a skill's Markdown body: debounced, rendered off the GUI thread, never fetching.
+
+The GUI thread only hands the body to a worker and shows what comes back: HTML bounded by the
+renderer (see skill_studio.core.render.limits) and images already decoded within bounds.
+"""
 
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
 from skill_studio.core.render.html import RenderResult, render_markdown, stylesheet
+from skill_studio.core.render.sourcemap import SourceMap
 from skill_studio.ui import theme
 from skill_studio.ui.designer.link_dialog import confirm_web_link, open_in_browser, web_link
-from skill_studio.ui.designer.preview_files import decode_skill_image, skill_path
+from skill_studio.ui.designer.preview_files import decode_skill_image, not_shown_image, skill_path
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.safe_text import literal
 
-__all__ = ["EMPTY_HINT", "PreviewPane", "SourceMap"]
+__all__ = ["EMPTY_HINT", "PreviewPane", "render_pool"]
 
 #: Shown instead of a blank pane while the body is empty.
 EMPTY_HINT = "Nothing to preview yet — write the instructions in the editor"
 #: Pause after the last keystroke before the preview renders.
 DEBOUNCE_MS = 250
-#: Bodies with more lines than this render on a worker thread.
-ASYNC_LINES = 300
 _MAX_BLOCKED_KEPT = 500
 
 _IMAGE = QTextDocument.ResourceType.ImageResource.value
 _FULLY_DECODED = QUrl.ComponentFormattingOption.FullyDecoded
 _SMOOTH = Qt.TransformationMode.SmoothTransformation
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_WORD_RE = re.compile(r"\W+")
+_pool: QThreadPool | None = None
 
 
-def _plain(text: str) -> str:
-    return _WORD_RE.sub("", text).lower()
+def render_pool() -> QThreadPool:
+    """The threads previews render on: their own, so a slow render never holds up other work."""
+    global _pool
+    if _pool is None:
+        _pool = QThreadPool()
+        _pool.setMaxThreadCount(2)
+    return _pool
 
 
-class SourceMap:
-    """Where the headings of a Markdown body sit, by source line, paired with the rendered
-    headings' anchors; turns a SKILL.md line into a document y by interpolating between them."""
+@dataclass(frozen=True, slots=True)
+class _Rendered:
+    """What a worker prepared for the document: the render, its images decoded and fitted to
+    *width*, and the scroll-sync map."""
 
-    def __init__(self, body: str, headings: list[tuple[int, str, str]]) -> None:
-        self.line_count = body.count("\n") + 1
-        found = self._scan(body.split("\n"))
-        #: ``(body line index from 0, anchor)`` in document order.
-        self.anchors: list[tuple[int, str]] = []
-        pos = 0
-        for _level, text, anchor in headings:
-            key = _plain(text)
-            for i in range(pos, len(found)):
-                if found[i][1] == key:
-                    self.anchors.append((found[i][0], anchor))
-                    pos = i + 1
-                    break
-
-    @staticmethod
-    def _scan(lines: list[str]) -> list[tuple[int, str]]:
-        """ATX and setext headings outside fenced code, as (line index, plain text)."""
-        out: list[tuple[int, str]] = []
-        fence = ""
-        previous = ""
-        for i, line in enumerate(lines):
-            m = _FENCE_RE.match(line)
-            if fence:
-                if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                    fence = ""
-                previous = ""
-                continue
-            if m:
-                fence, previous = m.group(1), ""
-                continue
-            atx = _ATX_RE.match(line)
-            if atx:
-                text = re.sub(r"[ \t]+#+$", "", atx.group(2) or "")
-                out.append((i, _plain(text)))
-                previous = ""
-                continue
-            if _SETEXT_RE.match(line) and previous.strip() and not _SETEXT_RE.match(previous):
-                out.append((i - 1, _plain(previous)))
-                previous = ""
-                continue
-            previous = line
-        return out
-
-    def y_for(self, line_index: float, positions: dict[str, float], height: float) -> float:
-        """The document y for a body line index, given each anchor's y and the document height."""
-        points = [(0.0, 0.0)]
-        for index, anchor in self.anchors:
-            y = positions.get(anchor)
-            if y is not None and index >= points[-1][0] and y >= points[-1][1]:
-                points.append((float(index), y))
-        points.append((float(max(self.line_count, points[-1][0] + 1)), max(height, points[-1][1])))
-        if line_index <= 0:
-            return 0.0
-        for (l0, y0), (l1, y1) in zip(points, points[1:]):
-            if l0 <= line_index < l1:
-                return y0 + (y1 - y0) * (line_index - l0) / (l1 - l0)
-        return points[-1][1]
+    result: RenderResult
+    images: dict[str, QImage]
+    width: int
+    source_map: SourceMap
 
 
 class _ResultSink(QObject):
@@ -117,18 +70,25 @@ class _Ticket:
 
 
 class _RenderJob(QRunnable):
-    def __init__(self, seq: int, text: str, files: tuple[str, ...], dark: bool,
-                 sink: _ResultSink, ticket: _Ticket) -> None:
+    def __init__(self, seq: int, text: str, files: dict[str, bytes], dark: bool, width: int,
+                 known: dict[str, QImage], sink: _ResultSink, ticket: _Ticket) -> None:
         super().__init__()
         self.seq, self.text, self.files, self.dark = seq, text, files, dark
+        self.width, self.known = width, known
         self.sink, self.ticket = sink, ticket
 
     def run(self) -> None:
         if self.ticket.seq != self.seq:
             return  # a newer render was requested before this one started
-        result = render_markdown(self.text, base_files=self.files, dark=self.dark)
+        result = render_markdown(self.text, base_files=tuple(self.files), dark=self.dark)
+        images = {}
+        for path in result.images:
+            if path in self.files and self.ticket.seq == self.seq:
+                image = self.known.get(path)
+                images[path] = image if image is not None else decode_skill_image(self.files[path], self.width)
+        done = _Rendered(result, images, self.width, SourceMap(self.text, result.headings))
         try:
-            self.sink.finished.emit(self.seq, self.text, result)
+            self.sink.finished.emit(self.seq, self.text, done)
         except RuntimeError:
             pass  # the pane was closed while rendering
 
@@ -162,12 +122,17 @@ class PreviewPane(QTextBrowser):
         self.blocked_resources: list[str] = []
         self._files: dict[str, bytes] = {}
         self._files_version = 0
+        #: Images decoded by the last render, fitted to ``_images_width``.
         self._images: dict[str, QImage] = {}
+        self._images_width = 0
+        self._limit: str | None = None
         self._text = ""
         self._first_line = 1
         self._dark = self._theme_dark = theme.current_tokens().dark
         self._wanted: tuple | None = None  # what the document should show: _key()
         self._shown: tuple | None = None   # what it shows, or what the running render will show
+        self._displayed: tuple | None = None   # what it shows
+        self._pending: tuple | None = None     # what the running render will show
         self._seq = 0
         self._ticket = _Ticket()
         self._sink = _ResultSink()  # owned by Python, not the pane: a running job keeps it alive
@@ -187,6 +152,12 @@ class PreviewPane(QTextBrowser):
         self.document().setDefaultStyleSheet(stylesheet(self._dark))
         self._wanted = self._key()
         self._apply_now(self._wanted, RenderResult(self._hint_html()))
+
+    @property
+    def limit(self) -> str | None:
+        """The limit the shown body went over (it is shown as text, in whole or from some point
+        on), in plain words; ``None`` when it is shown whole."""
+        return self._limit
 
     # -- public API -------------------------------------------------------------
 
@@ -210,8 +181,8 @@ class PreviewPane(QTextBrowser):
         self._request(immediate=False)
 
     def render_now(self) -> None:
-        """Start rendering the current body at once, visible or not (big bodies still finish on
-        the worker thread: wait for :attr:`rendered`)."""
+        """Start rendering the current body at once, visible or not. It renders on a worker
+        thread: wait for :attr:`rendered` (an empty body shows its hint at once)."""
         self._wanted = self._key()
         self._start_render()
 
@@ -244,6 +215,12 @@ class PreviewPane(QTextBrowser):
 
     def _request(self, *, immediate: bool) -> None:
         self._wanted = self._key()
+        if self._shown != self._displayed and self._wanted != self._shown:
+            # A render under way is out of date: drop its result; what the pane shows stays
+            # until the next one.
+            self._seq += 1
+            self._ticket.seq = self._seq
+            self._shown = self._displayed
         if self._wanted == self._shown:
             self._debounce.stop()
         elif not self.isVisible():
@@ -260,35 +237,41 @@ class PreviewPane(QTextBrowser):
     def _start_render(self) -> None:
         self._debounce.stop()
         key = self._wanted = self._key()
-        self._shown = key
+        self._shown = self._pending = key
         self._seq += 1
         self._ticket.seq = self._seq
-        text, dark, files = key[0], key[1], tuple(self._files)
+        text, dark = key[0], key[1]
         if not text.strip():
             self._apply_now(key, RenderResult(self._hint_html()))
-        elif text.count("\n") >= ASYNC_LINES:
-            job = _RenderJob(self._seq, text, files, dark, self._sink, self._ticket)
-            QThreadPool.globalInstance().start(job)
-        else:
-            self._apply_now(key, render_markdown(text, base_files=files, dark=dark))
+            return
+        width = self._image_width()
+        known = self._images if width == self._images_width else {}
+        job = _RenderJob(self._seq, text, self._files, dark, width, known, self._sink, self._ticket)
+        render_pool().start(job)
 
     def _apply_now(self, key: tuple, result: RenderResult) -> None:
-        self._shown = key
-        self._apply(self._seq, key[0], result)
+        self._shown = self._pending = key
+        self._apply(self._seq, key[0], _Rendered(result, {}, self._image_width(), SourceMap("", [])))
 
     @Slot(int, str, object)
     @gui_only
-    def _apply(self, seq: int, text: str, result: RenderResult) -> None:
+    def _apply(self, seq: int, text: str, done: _Rendered) -> None:
         if seq != self._seq:
             return  # an older render finishing late; the newest is on its way
+        self._displayed = self._pending
+        self._images, self._images_width = done.images, done.width
+        self._limit = done.result.limit
         vbar, hbar = self.verticalScrollBar(), self.horizontalScrollBar()
         top, left = vbar.value(), hbar.value()
-        self.setHtml(result.html)
+        self.setHtml(done.result.html)
         vbar.setValue(min(top, vbar.maximum()))
         hbar.setValue(min(left, hbar.maximum()))
-        self._map = SourceMap(text, result.headings)
+        self._map = done.source_map
         self._anchor_blocks = None
         self.rendered.emit()
+
+    def _image_width(self) -> int:
+        return max(120, self.viewport().width() - 24)
 
     def _hint_html(self) -> str:
         colour = (theme.DARK if self._dark else theme.LIGHT).text_muted
@@ -315,7 +298,8 @@ class PreviewPane(QTextBrowser):
     # -- resources and links ----------------------------------------------------
 
     def loadResource(self, type_: int, url: QUrl):
-        """Return images named by relative paths of the skill's files; refuse everything else.
+        """Return images named by relative paths of the skill's files, as the last render decoded
+        them; refuse everything else.
 
         A refusal returns an empty value (a null QImage, or "" for other kinds), never ``None``:
         on ``None`` QTextDocument falls back to reading local files and data: URLs itself."""
@@ -326,10 +310,12 @@ class PreviewPane(QTextBrowser):
             return QImage() if type_ == _IMAGE else ""
         image = self._images.get(path)
         if image is None:
-            image = self._images[path] = decode_skill_image(self._files[path])
-        room = max(120, self.viewport().width() - 24)
+            # Images are decoded on the render's worker thread; one the render did not name
+            # (markup set directly) is not decoded here, where a big file would stall the window.
+            return not_shown_image()
+        room = self._image_width()
         if image.width() > room:
-            return image.scaledToWidth(room, mode=_SMOOTH)
+            return image.scaledToWidth(room, mode=_SMOOTH)   # no bigger than the width it was fitted to
         return image
 
     def _on_anchor_clicked(self, url: QUrl) -> None:
