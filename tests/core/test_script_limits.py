@@ -117,9 +117,11 @@ def test_limits_come_from_the_store_s_settings_and_bad_ones_are_named():
     settings = {"run.memory_mib": 128, "run.processes": 32}
     got = limits.from_settings(lambda key, default: settings.get(key, default))
     assert got == Limits(memory_mib=128, processes=32)
-    for bad in ("lots", -1, 0, 10**9, 1.5, True, None):
+    for bad in ("lots", -1, 0, 10**9, 1.5, True, "512"):
         with pytest.raises(limits.LimitError, match=r"the setting run\.memory_mib .* must be a whole number"):
             limits.from_settings(lambda key, default, bad=bad: bad if key == "run.memory_mib" else default)
+    # a setting put back to its default (null) gives the default
+    assert limits.from_settings(lambda key, default: None if key == "run.memory_mib" else default) == Limits()
 
 
 # --- the run's user -----------------------------------------------------------------------

@@ -8,7 +8,7 @@ import threading
 import zlib
 
 import pytest
-from preview_wait import rendering
+from preview_wait import rendering, shown_pane
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QImage, QTextDocument, QTextTable
 
@@ -51,13 +51,7 @@ FILES = {
 
 @pytest.fixture
 def pane(qtbot):
-    widget = PreviewPane()
-    qtbot.addWidget(widget)
-    widget.resize(700, 500)
-    widget.set_skill_files(FILES)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+    return shown_pane(qtbot, FILES)
 
 
 @pytest.fixture

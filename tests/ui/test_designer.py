@@ -62,7 +62,7 @@ def settle(qtbot, designer):
     """Wait until the designer has caught up with the last edit: validated (and shown it), the
     form and steps in step, the preview rendered, the editor in the theme's colours."""
     qtbot.waitUntil(lambda: not (designer.validator.is_busy() or designer._form_timer.isActive()
-                                 or designer.preview._debounce.isActive() or designer.editor._recolour_pending),
+                                 or designer.preview.is_busy() or designer.editor._recolour_pending),
                     timeout=10000)
     designer.validator.wait()
     QApplication.processEvents()   # what is already on its way (a validation result, layouts) arrives

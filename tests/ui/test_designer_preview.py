@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from conftest import SCREENSHOTS, png_bytes
-from preview_wait import rendering
+from preview_wait import rendering, shown_pane
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument, QTextTable
 from PySide6.QtWidgets import QApplication
@@ -30,13 +30,7 @@ FILES = {
 
 @pytest.fixture
 def pane(qtbot):
-    widget = PreviewPane()
-    qtbot.addWidget(widget)
-    widget.resize(700, 500)
-    widget.set_skill_files(FILES)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+    return shown_pane(qtbot, FILES)
 
 
 def start_render(pane, body, first_line=1):
@@ -244,9 +238,7 @@ def test_newest_text_wins_when_renders_overlap(qtbot, pane, monkeypatch):
         return real(text, **kwargs)
 
     monkeypatch.setattr(preview, "render_markdown", render)
-    pool = preview.render_pool()
-    threads = pool.maxThreadCount()
-    pool.setMaxThreadCount(max(2, threads))   # the two renders run side by side
+    assert preview.RENDER_THREADS >= 2   # the two renders run side by side
     try:
         renders = []
         pane.rendered.connect(lambda: renders.append(pane.toPlainText()))
@@ -257,10 +249,9 @@ def test_newest_text_wins_when_renders_overlap(qtbot, pane, monkeypatch):
         # The old render's result reaches the pane after the new one is shown, and is ignored.
         with qtbot.waitSignal(pane._sink.finished, timeout=10000) as late:
             new_shown.set()
-        assert "Big old" in late.args[1]
+        assert "Big old" in late.args[2]
     finally:
         new_shown.set()
-        pool.setMaxThreadCount(threads)
     assert len(renders) == 1
     assert "Big new" in pane.toPlainText() and "Big old" not in pane.toPlainText()
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from html import escape
 
-from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
@@ -33,16 +35,28 @@ _MAX_BLOCKED_KEPT = 500
 _IMAGE = QTextDocument.ResourceType.ImageResource.value
 _FULLY_DECODED = QUrl.ComponentFormattingOption.FullyDecoded
 _SMOOTH = Qt.TransformationMode.SmoothTransformation
-_pool: QThreadPool | None = None
+#: Threads previews render on: their own, so a slow render never holds up other work. Plain
+#: Python threads: a job is a Python call, so no Qt object's life is tied to a worker.
+RENDER_THREADS = 2
+_pool: ThreadPoolExecutor | None = None
+_sink: _ResultSink | None = None
 
 
-def render_pool() -> QThreadPool:
-    """The threads previews render on: their own, so a slow render never holds up other work."""
+def render_pool() -> ThreadPoolExecutor:
     global _pool
     if _pool is None:
-        _pool = QThreadPool()
-        _pool.setMaxThreadCount(2)
+        _pool = ThreadPoolExecutor(max_workers=RENDER_THREADS, thread_name_prefix="preview-render")
     return _pool
+
+
+def result_sink() -> _ResultSink:
+    """The one object that carries results from the render threads to the panes: made on the
+    GUI thread at the first render and never deleted, so no worker ever emits through an object
+    that is going away (each pane takes the results of its own renders)."""
+    global _sink
+    if _sink is None:
+        _sink = _ResultSink()
+    return _sink
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +71,10 @@ class _Rendered:
 
 
 class _ResultSink(QObject):
-    """Carries a worker's result back to the GUI thread (a queued signal)."""
+    """Carries a worker's result back to the GUI thread (a queued signal): (the pane's ticket,
+    the render's number, its text, what it prepared)."""
 
-    finished = Signal(int, str, object)
+    finished = Signal(object, int, str, object)
 
 
 class _Ticket:
@@ -69,10 +84,9 @@ class _Ticket:
         self.seq = 0
 
 
-class _RenderJob(QRunnable):
+class _RenderJob:
     def __init__(self, seq: int, text: str, files: dict[str, bytes], dark: bool, width: int,
                  known: dict[str, QImage], sink: _ResultSink, ticket: _Ticket) -> None:
-        super().__init__()
         self.seq, self.text, self.files, self.dark = seq, text, files, dark
         self.width, self.known = width, known
         self.sink, self.ticket = sink, ticket
@@ -87,10 +101,16 @@ class _RenderJob(QRunnable):
                 image = self.known.get(path)
                 images[path] = image if image is not None else decode_skill_image(self.files[path], self.width)
         done = _Rendered(result, images, self.width, SourceMap(self.text, result.headings))
+        self.sink.finished.emit(self.ticket, self.seq, self.text, done)
+
+    def __call__(self) -> None:
         try:
-            self.sink.finished.emit(self.seq, self.text, done)
-        except RuntimeError:
-            pass  # the pane was closed while rendering
+            self.run()
+        except Exception as e:  # noqa: BLE001 - a worker's failure is shown in the pane, never lost
+            failed = RenderResult(f"<p><i>The preview could not be made ({escape(type(e).__name__)}: "
+                                  f"{escape(str(e)[:300])}).</i></p>")
+            self.sink.finished.emit(self.ticket, self.seq, self.text,
+                                    _Rendered(failed, {}, self.width, SourceMap("", [])))
 
 
 class PreviewPane(QTextBrowser):
@@ -135,8 +155,8 @@ class PreviewPane(QTextBrowser):
         self._pending: tuple | None = None     # what the running render will show
         self._seq = 0
         self._ticket = _Ticket()
-        self._sink = _ResultSink()  # owned by Python, not the pane: a running job keeps it alive
-        self._sink.finished.connect(self._apply, Qt.QueuedConnection)  # emitted by pool threads
+        self._sink = result_sink()
+        self._sink.finished.connect(self._finished, Qt.QueuedConnection)  # emitted by render threads
         self._map = SourceMap("", [])
         self._anchor_blocks: dict[str, int] | None = None
         self._debounce = QTimer(self)
@@ -152,6 +172,11 @@ class PreviewPane(QTextBrowser):
         self.document().setDefaultStyleSheet(stylesheet(self._dark))
         self._wanted = self._key()
         self._apply_now(self._wanted, RenderResult(self._hint_html()))
+
+    def is_busy(self) -> bool:
+        """Whether what the pane shows lags what it was given (a render waiting or under way);
+        a hidden pane is never busy: it renders when shown."""
+        return self.isVisible() and self._wanted != self._displayed
 
     @property
     def limit(self) -> str | None:
@@ -247,13 +272,17 @@ class PreviewPane(QTextBrowser):
         width = self._image_width()
         known = self._images if width == self._images_width else {}
         job = _RenderJob(self._seq, text, self._files, dark, width, known, self._sink, self._ticket)
-        render_pool().start(job)
+        render_pool().submit(job)
 
     def _apply_now(self, key: tuple, result: RenderResult) -> None:
         self._shown = self._pending = key
         self._apply(self._seq, key[0], _Rendered(result, {}, self._image_width(), SourceMap("", [])))
 
-    @Slot(int, str, object)
+    @Slot(object, int, str, object)
+    def _finished(self, ticket: _Ticket, seq: int, text: str, done: _Rendered) -> None:
+        if ticket is self._ticket:   # (the others are other panes' renders)
+            self._apply(seq, text, done)
+
     @gui_only
     def _apply(self, seq: int, text: str, done: _Rendered) -> None:
         if seq != self._seq:
