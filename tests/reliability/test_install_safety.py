@@ -18,7 +18,8 @@ from conftest import SAMPLES, make
 
 from skill_studio.cli import main
 from skill_studio.core.library import atomic, install, install_manifest
-from skill_studio.core.library.folders import FolderError, export_archive, export_folder
+from skill_studio.core.library.folder_write import export_archive, export_folder
+from skill_studio.core.library.folders import FolderError
 from skill_studio.core.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -243,3 +244,30 @@ def test_a_write_the_disk_refuses_is_said_in_words(lib, tmp_path, monkeypatch):
     report = install.install(lib, tmp_path / "skills", ["pdf-extract"])
     assert report.skipped["pdf-extract"].endswith("pdf-extract/SKILL.md: No space left on device")
     assert "Errno" not in report.skipped["pdf-extract"]
+
+
+@pytest.mark.parametrize("kind", ["link-to-device", "sparse", "fifo", "folder", "link-to-file"])
+def test_a_manifest_that_is_not_a_small_file_is_refused_without_reading_it(lib, tmp_path, capsys, kind):
+    store, target = str(lib.path), tmp_path / "agent"
+    assert main(["--store", store, "install", "pdf-extract", "--to", str(target)]) == 0
+    manifest = target / install_manifest.MANIFEST
+    good = manifest.read_bytes()
+    manifest.unlink()
+    if kind == "link-to-device":
+        manifest.symlink_to("/dev/zero")
+    elif kind == "sparse":
+        with open(manifest, "wb") as f:
+            f.truncate(1 << 30)
+    elif kind == "fifo":
+        os.mkfifo(manifest)
+    elif kind == "folder":
+        manifest.mkdir()
+    else:
+        (tmp_path / "elsewhere.json").write_bytes(good)
+        manifest.symlink_to(tmp_path / "elsewhere.json")
+    capsys.readouterr()
+    for argv in (["installed", str(target)], ["install", "release-notes", "--to", str(target)]):
+        assert main(["--store", store, *argv]) == 1
+        err = capsys.readouterr().err
+        assert str(manifest) in err and "move it away to install here" in err
+    assert not (target / "release-notes").exists()

@@ -8,6 +8,7 @@ a file that grows while it is read stops at the limit.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import BinaryIO
@@ -32,8 +33,12 @@ def _mib(limit: int) -> str:
     return f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit:,} bytes"
 
 
+def _a(what: str) -> str:
+    return f"{'an' if what[:1].lower() in 'aeiou' else 'a'} {what}"
+
+
 def too_big(shown: str, size: int, limit: int, what: str = "file") -> ReadRefused:
-    return ReadRefused(f"{shown}: is {size:,} bytes, over the limit of {_mib(limit)} for a {what}", shown, size)
+    return ReadRefused(f"{shown}: is {size:,} bytes, over the limit of {_mib(limit)} for {_a(what)}", shown, size)
 
 
 def read_bounded(path: str | os.PathLike, limit: int, *, what: str = "file", follow_links: bool = True,
@@ -51,6 +56,8 @@ def read_bounded(path: str | os.PathLike, limit: int, *, what: str = "file", fol
     except IsADirectoryError:
         raise ReadRefused(f"{text}: is a folder, not a file", text) from None
     except OSError as e:
+        if not follow_links and e.errno == errno.ELOOP and os.path.islink(path):
+            raise ReadRefused(f"{text}: is a link; give {_a(what)} itself, not a link to one", text) from None
         raise ReadRefused(f"{text}: cannot be read ({e.strerror or e})", text) from None
     try:
         st = os.fstat(fd)
@@ -58,7 +65,7 @@ def read_bounded(path: str | os.PathLike, limit: int, *, what: str = "file", fol
             raise ReadRefused(f"{text}: is a folder, not a file", text)
         if not stat.S_ISREG(st.st_mode):
             raise ReadRefused(f"{text}: is not a regular file (a fifo, socket or device); "
-                              f"give the path of a {what}", text)
+                              f"give the path of {_a(what)}", text)
         if st.st_size > limit:
             raise too_big(text, st.st_size, limit, what)
         chunks, size = [], 0
@@ -82,7 +89,7 @@ def read_stream_bounded(stream: BinaryIO, limit: int, *, shown: str = "standard 
         chunks.append(chunk)
         size += len(chunk)
         if size > limit:
-            raise ReadRefused(f"{shown}: more than {_mib(limit)}, over the limit for a {what}", shown)
+            raise ReadRefused(f"{shown}: more than {_mib(limit)}, over the limit for {_a(what)}", shown)
     return b"".join(chunks)
 
 

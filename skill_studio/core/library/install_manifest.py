@@ -12,11 +12,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from skill_studio.core.library.bounded_read import ReadRefused, decode_utf8, read_bounded
+
 MANIFEST = ".skill-studio-install.json"
 LOCK = ".skill-studio-install.lock"
 COPY, LINK = "copy", "link"
 #: How long to wait for another install into the same folder where no blocking lock exists.
 LOCK_WAIT_S = 600
+#: The largest manifest read (each entry takes some hundred bytes: tens of thousands fit).
+MAX_MANIFEST_BYTES = 8 * 1024 * 1024
 
 
 class InstallError(Exception):
@@ -73,11 +77,14 @@ def read_manifest(folder: str | os.PathLike) -> dict:
     """The manifest of a target folder ({"skills": {}} when it has none). Raises InstallError
     when it is not one of ours or an entry is malformed (naming the entry)."""
     path = Path(folder) / MANIFEST
-    if not path.exists():
+    if not os.path.lexists(path):
         return {"skills": {}}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    try:    # never through a link, never a device or fifo, never more than the limit
+        raw, _mode = read_bounded(path, MAX_MANIFEST_BYTES, what="install manifest", follow_links=False)
+        data = json.loads(decode_utf8(raw, str(path)))
+    except ReadRefused as e:
+        raise InstallError(f"{e}; move it away to install here") from None
+    except (OSError, RecursionError, json.JSONDecodeError) as e:
         raise InstallError(f"{path}: not a readable install manifest ({e}); move it away to install here") from None
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
         raise InstallError(f"{path}: not an install manifest of Skill Studio; move it away to install here")
