@@ -95,7 +95,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from skill_studio.core.library.folders import ExportClash
+    from skill_studio.core.library.folder_write import ExportClash
     from skill_studio.core.ops.library import export_skills
 
     if not args.names and not args.all:

@@ -84,14 +84,27 @@ def cmd_run(args: argparse.Namespace) -> int:
         for name, stream in streams.items():
             show(name, stream.end())
         print(visible(f"\n{plan.script}: {result.summary}"), file=sys.stderr)
-        for o in result.outputs:
-            print(visible(f"  output {'(new) ' if o.new else '(changed) '}{o.path} ({o.size:,} bytes)"),
-                  file=sys.stderr)
+        for o in result.outputs:   # (a name's control characters written out: it cannot fake a line)
+            print(f"  output {'(new) ' if o.new else '(changed) '}{o.shown} ({o.size:,} bytes)", file=sys.stderr)
+        saved = None
         if args.outputs and result.outputs:
-            written = script_run.save_outputs(plan, args.outputs, result.outputs)
-            print(f"  {len(written)} output file(s) copied to {args.outputs}", file=sys.stderr)
+            saved = script_run.save_outputs(plan, args.outputs, result.outputs)
+            for line in saved.problems():
+                print(f"  {line}", file=sys.stderr)
+            print(visible(f"  {len(saved.written)} output file(s) copied to {args.outputs}"
+                          + (f", {len(saved.skipped)} not copied (named above)" if saved.skipped else "")),
+                  file=sys.stderr)
     finally:
         plan.cleanup()
+    code = _exit_code(result)
+    if saved is not None and saved.skipped and code == 0:
+        print(f"skill-studio: the script ended well, but {len(saved.skipped)} of its output file(s) could not be "
+              "copied: exit code 1", file=sys.stderr)
+        return 1
+    return code
+
+
+def _exit_code(result) -> int:
     if result.timed_out:
         return 124
     if result.exit_code is None:
@@ -159,8 +172,12 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
                 "A run is held to limits, each a setting of the store: " + limits.settings_help() + ". "
                 "The limit that stopped a run is named in its summary. When the studio runs as root, the run "
                 "(sandboxed or not) starts as user nobody; otherwise without the sandbox it runs as your own user, "
-                "with all your user may do. Control characters in its output are shown as ^[ and the like, "
-                "never passed to the terminal.")
+                "with all your user may do. Its TMPDIR (also TMP and TEMP) is a folder beside its copy, limited and "
+                "removed with it; without the sandbox the machine's own /tmp and /dev/shm are not limited and not "
+                "cleaned up after it. Control characters in its output are shown as ^[ and the like, and in "
+                "the names of its output files as \\x1b and the like, never passed to the terminal. With "
+                "--outputs, a file whose name cannot be written safely is skipped and named, the others copied, "
+                "and the command exits non-zero.")
     lim = add("run-limits", "show the limits script runs are held to, or set one", cmd_run_limits)
     lim.add_argument("limit", nargs="?", help="one of: " + ", ".join(limits.SETTINGS))
     lim.add_argument("value", nargs="?", help="a whole number in the limit's range; 'default' puts the default back")
@@ -171,5 +188,7 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
                    help=f"stop it after this long (default {limits.DEFAULT_TIMEOUT_S:.0f}, at most "
                         f"{limits.MAX_TIMEOUT_S:.0f})")
     r.add_argument("--yes", action="store_true", help="run a skill below trust tier 3 without asking")
-    r.add_argument("--outputs", metavar="DIR", help="copy the files the script wrote into DIR")
+    r.add_argument("--outputs", metavar="DIR",
+                   help="copy the files the script wrote into DIR (one whose name cannot be written safely is "
+                        "skipped and named, and the command then exits non-zero)")
     r.add_argument("--no-sandbox", action="store_true", help="run without bubblewrap even where it is installed")

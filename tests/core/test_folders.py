@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import REAL_WORLD
 
-from skill_studio.core.library.folders import discover, export_archive, export_folder
+from skill_studio.core.library.folder_write import export_archive, export_folder
+from skill_studio.core.library.folders import discover
 from skill_studio.core.library.importer import import_paths
 from skill_studio.core.model import Origin
 

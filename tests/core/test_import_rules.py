@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from skill_studio.core.format.skillmd import MAX_SKILL_MD_BYTES
-from skill_studio.core.library.folders import FolderError, export_folder
+from skill_studio.core.library.folder_write import export_folder
+from skill_studio.core.library.folders import FolderError
 from skill_studio.core.library.importer import import_paths
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.core.store import AlreadyExists, DependentsExist, ReadOnlySkill, Store, StoreError

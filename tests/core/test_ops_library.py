@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import make
 
-from skill_studio.core.library.folders import ExportClash, folder_clashes
+from skill_studio.core.library.folder_write import ExportClash, folder_clashes
 from skill_studio.core.ops.library import export_plan, export_skills, import_skills
 
 

@@ -110,7 +110,53 @@ def test_the_sandbox_s_own_tmp_and_shm_are_small(where):
                   True, Limits(disk_mib=1))
     assert "refused" in result.stdout, result.stderr
     if where != "/dev":   # (/dev itself is read-only)
-        assert "ran out of space in /tmp or /dev/shm (1 MiB each" in result.summary
+        assert "ran out of space in /tmp, /dev/shm or its copy (1 MiB each, setting run.disk_mib)" in result.summary
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_running_out_of_space_is_named_as_far_as_it_can_be_known(sandboxed):
+    said = limits.what_stopped(Limits(disk_mib=3), 1, sandboxed, "cp: error writing 'x': No space left on device\n",
+                               killed_by_us=False, disk_full=False)
+    if sandboxed:   # (its /tmp and /dev/shm are gone: which one filled up cannot be looked at)
+        assert said.startswith("ran out of space in /tmp, /dev/shm or its copy (3 MiB each, setting run.disk_mib)")
+    else:           # (the machine's own /tmp is not held to the limit)
+        assert said.startswith("ran out of space: a disk of this machine is full")
+        assert "only its copy and its TMPDIR are held to 3 MiB, setting run.disk_mib" in said
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+def test_temporary_files_land_beside_the_copy_held_to_its_space_and_go_with_it(sandboxed):
+    script = (b'#!/bin/sh\necho "$TMP $TEMP"\nf=$(mktemp)\necho "$f"\n'
+              b'head -c 3000000 /dev/zero > "$f"\nsleep 300\n')
+    plan = script_run.plan(_skill({"run.sh": script}), limits=Limits(disk_mib=1), use_sandbox=sandboxed)
+    try:
+        result = script_run.run(plan)
+    finally:
+        plan.cleanup()
+    tmp, temp, made = result.stdout.split()
+    assert tmp == temp == plan.env["TMPDIR"] and Path(made).parent == plan.root / copies.TMP
+    assert result.exit_code is None and not result.timed_out
+    assert result.summary.startswith("stopped: wrote more than 1 MiB into its copy (setting run.disk_mib)")
+    assert not plan.root.exists()
+    if not sandboxed:   # what is not held to a limit is said
+        assert "the machine's own /tmp and /dev/shm are not limited and not cleaned up" in result.summary
+
+
+@pytest.mark.parametrize("sandboxed", BOTH)
+def test_a_file_cut_at_the_file_size_limit_without_a_word_is_named(sandboxed):
+    """A program in a pipeline killed by the limit leaves no error and no exit code; its file is
+    exactly the limit's size (in the copy or in its TMPDIR); a file below it is not named."""
+    script = (b"#!/bin/bash\ndd if=/dev/zero of=big.bin bs=64k count=40 2>&1 | tail -1\n"
+              b'dd if=/dev/zero of="$TMPDIR/t.bin" bs=1M count=3 2>/dev/null | cat\n'
+              b"head -c 1048575 /dev/zero > small.bin\n"
+              b"head -c 5000000 /dev/zero | cat > \"$(printf 'odd\\nname')\"\necho done\n")
+    result = _run({"run.sh": script}, sandboxed, Limits(file_mib=1))
+    assert result.exit_code == 0 and result.summary.startswith("exit code 0")
+    assert ("3 files reached the 1 MiB file-size limit and may have been cut: big.bin, odd\\x0aname, "
+            "TMPDIR/t.bin (setting run.file_mib)") in result.summary
+    assert "small.bin" not in result.limit
+    fine = _run({"run.sh": b"#!/bin/sh\nhead -c 1048575 /dev/zero > below\n"}, sandboxed, Limits(file_mib=1))
+    assert fine.limit == "" and fine.summary.startswith("exit code 0")
 
 
 def test_limits_come_from_the_store_s_settings_and_bad_ones_are_named():
@@ -291,7 +337,7 @@ def test_the_run_command_prints_output_s_control_characters_visibly(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert done.stdout == "^[]52;c;cm0gLXJmIH4=^G^[]0;title^G^[[2Jok\n"
-    assert "<U+009B>1m^[[Hwarn" in done.stderr and "output (new) ^[[31mname" in done.stderr
+    assert "<U+009B>1m^[[Hwarn" in done.stderr and "output (new) \\x1b[31mname" in done.stderr
     assert "\x1b" not in done.stdout + done.stderr and "\x9b" not in done.stderr
 
 

@@ -144,8 +144,9 @@ def test_the_files_a_script_writes_are_its_outputs(tmp_path):
         result = script_run.run(plan)
         assert [(o.path, o.new) for o in result.outputs] == [("notes.md", False), ("out/report.txt", True)]
         assert result.outputs[1].size == 4
-        written = script_run.save_outputs(plan, tmp_path / "saved")
-        assert sorted(p.relative_to(tmp_path / "saved").as_posix() for p in written) == ["notes.md",
+        saved = script_run.save_outputs(plan, tmp_path / "saved")
+        assert not saved.skipped
+        assert sorted(p.relative_to(tmp_path / "saved").as_posix() for p in saved.written) == ["notes.md",
                                                                                            "out/report.txt"]
         assert (tmp_path / "saved" / "out" / "report.txt").read_text() == "done"
     finally:

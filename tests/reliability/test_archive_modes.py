@@ -16,7 +16,7 @@ from skill_studio.cli import main
 from skill_studio.core.library import install
 from skill_studio.core.library.archive import MAX_PATH_BYTES, ArchiveError, read_skill_archive
 from skill_studio.core.library.archive_write import write_skill_archive
-from skill_studio.core.library.folders import export_archive, export_folder
+from skill_studio.core.library.folder_write import export_archive, export_folder
 from skill_studio.core.library.importer import import_paths
 from skill_studio.core.model import SkillFile
 from skill_studio.core.store import Store

@@ -231,7 +231,7 @@ def test_the_window_killed_while_typing_leaves_a_recoverable_draft(tmp_path, qtb
 
 _EXPORTER = """
 import sys
-from skill_studio.core.library.folders import export_archive, export_folder
+from skill_studio.core.library.folder_write import export_archive, export_folder
 from skill_studio.core.store import Store
 store = Store(sys.argv[1])
 skills = [store.get(n) for n in store.names()]
@@ -246,7 +246,8 @@ while True:
 def test_an_export_killed_midway_leaves_old_or_new_files(tmp_path, kind):
     import zipfile
 
-    from skill_studio.core.library.folders import build_skill, export_archive, export_folder
+    from skill_studio.core.library.folder_write import export_archive, export_folder
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.library.importer import import_paths
     from skill_studio.core.model import SkillFile
 
@@ -297,7 +298,7 @@ def test_an_export_killed_midway_leaves_old_or_new_files(tmp_path, kind):
 _STEP_KILLER = """
 import os, shutil, signal, sys
 from skill_studio.core.library import atomic
-from skill_studio.core.library.folders import export_folder
+from skill_studio.core.library.folder_write import export_folder
 from skill_studio.core.store import Store
 store = Store(sys.argv[1])
 skill = store.get(sys.argv[3])
@@ -326,7 +327,8 @@ def test_an_export_killed_at_every_step_of_the_swap(tmp_path):
     import subprocess
     import sys
 
-    from skill_studio.core.library.folders import build_skill, export_folder
+    from skill_studio.core.library.folder_write import export_folder
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.library.importer import import_paths
 
     db, out = tmp_path / "store.db", tmp_path / "out"

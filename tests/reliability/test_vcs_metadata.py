@@ -15,7 +15,8 @@ from conftest import make
 from skill_studio.core.format.skill_paths import vcs_part
 from skill_studio.core.library import install
 from skill_studio.core.library.archive import read_skill_archive
-from skill_studio.core.library.folders import export_folder, read_folder
+from skill_studio.core.library.folder_write import export_folder
+from skill_studio.core.library.folders import read_folder
 from skill_studio.core.library.importer import import_paths
 from skill_studio.core.model import SkillFile
 from skill_studio.core.store import Store, StoreError
@@ -87,3 +88,20 @@ def test_metadata_an_older_store_holds_is_never_written_out(store, tmp_path):
     assert (installed / "scripts" / "run.sh").is_file() and not (installed / ".git").exists()
     exported = export_folder(store.get("gitty"), tmp_path / "out")
     assert not (Path(exported) / ".git").exists() and (Path(exported) / "SKILL.md").is_file()
+
+
+@pytest.mark.parametrize("name", [".git", ".hg", ".GIT"])
+def test_an_export_into_a_repository_keeps_its_version_control_folder(tmp_path, name):
+    from conftest import make
+
+    skill = make("notes", "Writes notes. Use when asked.")
+    target = tmp_path / "out" / "notes"
+    (target / name).mkdir(parents=True)
+    (target / name / "config").write_text("[core]\n")
+    (target / "stale.md").write_text("from an older export\n")
+    export_folder(skill, tmp_path / "out")
+    assert (target / name / "config").read_text() == "[core]\n"
+    assert not (target / "stale.md").exists() and (target / "SKILL.md").is_file()
+    export_folder(skill, tmp_path / "out")     # and again: it stays
+    assert (target / name / "config").is_file()
+    assert not list((tmp_path / "out").glob(".notes.*"))   # no staging left beside it

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from skill_studio.core.format.templates import new_skill_md
 from skill_studio.core.format.validate import validate_text
-from skill_studio.core.library.folders import export_archive
+from skill_studio.core.library.folder_write import export_archive
 from skill_studio.core.library.importer import ImportEntry, ImportReport
 from skill_studio.core.ops.skills import new_name_problem
 from skill_studio.ui.library.import_flow import ImportReportDialog, ImportRunner, report_text, run_import
@@ -75,9 +75,22 @@ def test_runner_imports_a_tree(qtbot, store, tmp_path):
     assert again.args[0].summary == "0 imported, 0 updated, 6 unchanged, 1 skipped"
 
 
-def test_runner_reports_progress_and_cancel_stops_early(qtbot, store, tmp_path):
+def test_runner_reports_progress_and_cancel_stops_early(qtbot, store, tmp_path, monkeypatch):
+    import skill_studio.ui.library.import_flow as flow
+
     make_tree(tmp_path / "lib", 50)
     runner = ImportRunner(store)
+    real = flow.import_paths
+
+    def paced(store_, paths, *, progress, **kwargs):   # the worker waits for the window to answer
+        def after_the_window(done, source):
+            going_on = progress(done, source)
+            if done == 1:
+                runner._cancelled.wait(10)
+            return going_on and not runner._cancelled.is_set()
+        return real(store_, paths, progress=after_the_window, **kwargs)
+
+    monkeypatch.setattr(flow, "import_paths", paced)
     runner.progressed.connect(runner.cancel)  # cancel as soon as the first progress arrives
     seen = []
     runner.progressed.connect(lambda done, source: seen.append((done, source)))

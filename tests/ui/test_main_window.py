@@ -77,7 +77,8 @@ def test_drop_a_folder_and_a_zip_imports_them(window, qtbot, tmp_path, seeded_st
     from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
     from PySide6.QtGui import QDropEvent
 
-    from skill_studio.core.library.folders import build_skill, export_archive
+    from skill_studio.core.library.folder_write import export_archive
+    from skill_studio.core.library.folders import build_skill
     from skill_studio.core.model import Origin
 
     folder = tmp_path / "drop" / "dropped-skill"

@@ -207,5 +207,24 @@ def test_control_characters_are_shown_as_text_and_a_limit_is_named(qtbot, window
     shown = d.run_panel.output.toPlainText()
     assert "^[]0;title^G^[[31mred<U+009B>2J\nnext" in shown and "\x1b" not in shown and "\x9b" not in shown
     items = [d.run_panel.outputs.item(i).text() for i in range(d.run_panel.outputs.count())]
-    assert any(item.startswith("^[[2Jname") for item in items)
+    assert any(item.startswith("\\x1b[2Jname") for item in items)
     assert "could not write a file over 1 MiB (setting run.file_mib)" in d.run_panel.status.text()
+
+
+def test_output_names_cannot_fake_a_line_and_unsafe_ones_are_skipped_when_saved(qtbot, window, store, tmp_path):
+    _add(store, "namer", {"run.sh": b"#!/bin/sh\necho good > good.txt\n"
+                                    b"touch \"$(printf 'bad\\n(new) FAKE.txt')\" \"$(printf 'b\\033[2J')\"\n"})
+    d = _designer(window, "namer")
+    with qtbot.waitSignal(d.run_panel.runFinished, timeout=30000):
+        assert d.run_panel.run("run.sh")
+    panel = d.run_panel
+    items = [panel.outputs.item(i).text() for i in range(panel.outputs.count())]
+    assert [item.split("  (")[0] for item in items] == ["b\\x1b[2J", "bad\\x0a(new) FAKE.txt", "good.txt"]
+    assert not any(c in "".join(items) for c in "\n\r\x1b")
+    panel.pick_folder = lambda: str(tmp_path / "saved")
+    panel.save_button.click()
+    assert [p.name for p in (tmp_path / "saved").iterdir()] == ["good.txt"]
+    status = panel.status.text()
+    assert status.startswith('Saved 1 output file(s); 2 not saved: "b\\x1b[2J" was not copied: it has a control '
+                             "character in its name (and more, see the tooltip)")
+    assert '"bad\\x0a(new) FAKE.txt" was not copied' in panel.status.toolTip()

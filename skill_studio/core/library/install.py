@@ -13,7 +13,7 @@ file written, so that:
 - updating or removing touches only what the studio installed: other folders there are never
   written or deleted.
 
-Every folder is built beside its target and swapped in (core.library.folders.export_folder); the
+Every folder is built beside its target and swapped in (core.library.folder_write.export_folder); the
 manifest is written atomically after the skills. Installs and removals in one folder take turns
 (a lock file beside the manifest), so several at once each find the others' entries recorded.
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from skill_studio.core.health import scores
 from skill_studio.core.library.atomic import file_in_the_way
-from skill_studio.core.library.folders import export_folder, skill_files_with_md
+from skill_studio.core.library.folder_write import export_folder, skill_files_with_md
 from skill_studio.core.library.install_files import describe_os_error, file_hash, listing, read_only, remove, writable
 from skill_studio.core.library.install_manifest import (
     COPY,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from skill_studio.core.library.archive import skill_file_mode
 from skill_studio.core.library.atomic import remove_staging, stage_beside, swap_in
-from skill_studio.core.library.folders import read_folder, skill_files_with_md
+from skill_studio.core.library.folder_write import skill_files_with_md
+from skill_studio.core.library.folders import read_folder
 
 
 def write_folder(skill, path: Path) -> None:

@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skill_studio.core.library.folders import ExportClash, FolderError, export_archive, export_folder, folder_clashes
+from skill_studio.core.library.folder_write import ExportClash, export_archive, export_folder, folder_clashes
+from skill_studio.core.library.folders import FolderError
 from skill_studio.core.library.importer import ImportReport, import_paths
 from skill_studio.core.model import Origin, Skill
 from skill_studio.core.ops.changes import ChangeSet

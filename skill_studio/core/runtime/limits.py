@@ -38,7 +38,8 @@ SETTINGS = {
     "cpu_seconds": Setting("run.cpu_seconds", 60, 1, int(MAX_TIMEOUT_S), "s", "CPU time of each process"),
     "processes": Setting("run.processes", 256, 8, 65536, "", "processes and threads at once"),
     "disk_mib": Setting("run.disk_mib", 256, 1, 65536, "MiB",
-                        "space of each place it can write: its copy, /tmp, /dev/shm"),
+                        "space of its copy with its TMPDIR, and of its own /tmp and /dev/shm when sandboxed, "
+                        "not of the machine's /tmp"),
 }
 
 
@@ -180,6 +181,21 @@ def what_stopped(limits: Limits, code: int, sandboxed: bool, stderr: str, *, kil
         said.append(f"could not write a file over {limits.file_mib} MiB (setting run.file_mib)")
     if any(w in stderr for w in _FORK_WORDS):
         said.append(f"could not start more processes (limit {limits.processes}, setting run.processes)")
-    if sandboxed and "No space left on device" in stderr:
-        said.append(f"ran out of space in /tmp or /dev/shm ({limits.disk_mib} MiB each, setting run.disk_mib)")
+    if "No space left on device" in stderr:
+        # (what filled up is gone with the sandbox: its /tmp and /dev/shm; its copy is only measured)
+        said.append(f"ran out of space in /tmp, /dev/shm or its copy ({limits.disk_mib} MiB each, setting "
+                    "run.disk_mib), or the disk holding its copy is full" if sandboxed else
+                    "ran out of space: a disk of this machine is full (without the sandbox only its copy and "
+                    f"its TMPDIR are held to {limits.disk_mib} MiB, setting run.disk_mib)")
     return "; ".join(said)
+
+
+def cut_files(limits: Limits, names: list[str]) -> str:
+    """In plain words, the files (``names``, as shown) exactly as big as the file-size limit, which
+    may have been cut there with no error seen (a program killed by SIGXFSZ in a pipeline), or "".
+    """
+    if not names:
+        return ""
+    which = f"a file reached the {limits.file_mib} MiB file-size limit and may have been cut" if len(names) == 1 \
+        else f"{len(names)} files reached the {limits.file_mib} MiB file-size limit and may have been cut"
+    return f"{which}: {', '.join(names)} (setting run.file_mib)"

@@ -10,7 +10,6 @@ it from a worker thread), streaming the output, with a timeout and a cancel.
 from __future__ import annotations
 
 import codecs
-import hashlib
 import os
 import secrets
 import shlex
@@ -26,15 +25,21 @@ from pathlib import Path
 
 from skill_studio.core.format.names import skill_name_problem
 from skill_studio.core.format.skill_paths import safe_relative_path
-from skill_studio.core.library.folders import skill_files_with_md
+from skill_studio.core.library.folder_write import skill_files_with_md
 from skill_studio.core.model import Skill, TrustTier
 from skill_studio.core.runtime import copies, limits, processes, sandbox
+from skill_studio.core.runtime import outputs as found_files
 from skill_studio.core.runtime.limits import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, Limits
+from skill_studio.core.runtime.outputs import RunOutput, SavedOutputs
 
-__all__ = ["DEFAULT_TIMEOUT_S", "MAX_TIMEOUT_S", "Limits", "RunError", "RunPlan", "RunResult", "plan", "run"]
+__all__ = ["DEFAULT_TIMEOUT_S", "MAX_TIMEOUT_S", "Limits", "RunError", "RunOutput", "RunPlan", "RunResult",
+           "SavedOutputs", "plan", "run"]
 _ENTRY_NAMES = ("run.sh", "main.py")
 _MAX_KEPT_CHARS = 2_000_000      # what is kept of stdout and of stderr for the result
 _SHELLS = ("sh", "bash", "dash")
+#: What a run without the sandbox is told about temporary files.
+NOT_SANDBOXED_TMP = ("its TMPDIR, TMP and TEMP name a folder beside its copy, limited and removed with it, "
+                     "but the machine's own /tmp and /dev/shm are not limited and not cleaned up after it")
 
 
 class RunError(ValueError):
@@ -88,13 +93,6 @@ class RunPlan:
 
     def cleanup(self) -> None:
         copies.remove(self.root)
-
-
-@dataclass
-class RunOutput:
-    path: str
-    size: int
-    new: bool                      # written by the run (False: an existing file it changed)
 
 
 @dataclass
@@ -166,9 +164,11 @@ def plan(skill: Skill, script: str | None = None, args: list[str] | None = None,
         script = safe_relative_path(script)
         command = _command(cwd, script, by_path[script].data, list(args or []))
         p = RunPlan(skill.name, script, command, cwd, {}, False, "", root,
-                    {f.path: _digest_bytes(f.data) for f in skill_files_with_md(skill)}, limits or Limits(), nobody)
+                    {f.path: found_files.digest_bytes(f.data) for f in skill_files_with_md(skill)},
+                    limits or Limits(), nobody)
+        # Temporary files go beside the copy: measured with it (run.disk_mib), removed with it.
         p.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
-                 "TMPDIR": str(tmp), "SKILL_DIR": str(cwd), "SKILL_NAME": skill.name,
+                 "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp), "SKILL_DIR": str(cwd), "SKILL_NAME": skill.name,
                  "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",   # output as it is written
                  processes.TOKEN_VARIABLE: p.token}
         if nobody:   # the copy is nobody's; the folder holding it (and its owner note) stays root's
@@ -181,7 +181,8 @@ def plan(skill: Skill, script: str | None = None, args: list[str] | None = None,
             p.sandboxed = True
         else:
             p.sandbox_note = ("sandbox turned off" if not use_sandbox else note) + \
-                ("; it runs as nobody" if nobody else "; it runs as your own user, with all it may do")
+                ("; it runs as nobody" if nobody else "; it runs as your own user, with all it may do") + \
+                f"; {NOT_SANDBOXED_TMP}"
         return p
     except BaseException:
         copies.remove(root)
@@ -217,40 +218,22 @@ def _shebang(first_line: str) -> str | None:
     return os.path.basename(words[0]) if words else None
 
 
-def _digest_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _digest_file(path: Path) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()   # read in blocks: any size
-
-
 def outputs(p: RunPlan) -> list[RunOutput]:
     """The files of the copy that the run added or changed (links are not followed)."""
-    found = []
-    for dirpath, _dirs, files in os.walk(p.cwd):
-        for name in files:
-            path = Path(dirpath) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            rel = path.relative_to(p.cwd).as_posix()
-            size = path.stat().st_size
-            if rel not in p.before or _digest_file(path) != p.before[rel]:
-                found.append(RunOutput(rel, size, rel not in p.before))
-    return sorted(found, key=lambda o: o.path)
+    return found_files.find(p.cwd, p.before)
 
 
-def save_outputs(p: RunPlan, dest: str | os.PathLike, found: list[RunOutput] | None = None) -> list[Path]:
+def save_outputs(p: RunPlan, dest: str | os.PathLike, found: list[RunOutput] | None = None) -> SavedOutputs:
     """Copy the run's outputs (``found``, else looked for again) into ``dest``, keeping their
-    folders; returns the files written."""
-    written = []
-    for o in outputs(p) if found is None else found:
-        target = Path(dest) / safe_relative_path(o.path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(p.cwd / o.path, target, follow_symlinks=False)
-        written.append(target)
-    return written
+    folders: the files written, and each one skipped (its name cannot be written safely) with why."""
+    return found_files.save(p.cwd, dest, outputs(p) if found is None else found)
+
+
+def _ran_into(p: RunPlan, found: list[RunOutput]) -> str:
+    """The files (of the copy, its TMPDIR and HOME) exactly as big as the file-size limit, in words."""
+    cut = found_files.at_size(p.limits.file_mib * limits.MIB, found,
+                              {"TMPDIR": p.root / copies.TMP, "HOME": p.root / copies.HOME})
+    return limits.cut_files(p.limits, cut)
 
 
 def run(p: RunPlan, *, timeout: float = DEFAULT_TIMEOUT_S, on_output: Callable[[str, str], None] | None = None,
@@ -318,8 +301,10 @@ def run(p: RunPlan, *, timeout: float = DEFAULT_TIMEOUT_S, on_output: Callable[[
     stopped = timed_out or was_cancelled or disk_full
     stderr = "".join(kept["stderr"])
     limit = limits.what_stopped(p.limits, code, p.sandboxed, stderr, killed_by_us=stopped, disk_full=disk_full)
+    found = outputs(p)
+    limit = "; ".join(said for said in (limit, _ran_into(p, found)) if said)
     return RunResult(None if stopped else code, timed_out, was_cancelled, p.sandboxed, p.sandbox_note,
-                     time.monotonic() - start, outputs(p), "".join(kept["stdout"]), stderr, limit)
+                     time.monotonic() - start, found, "".join(kept["stdout"]), stderr, limit)
 
 
 @contextmanager

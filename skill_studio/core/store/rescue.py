@@ -248,7 +248,8 @@ class _Reader:
 
 
 def _write(got: tuple[Skill, str], dest: Path, report: RescueReport) -> None:
-    from skill_studio.core.library.folders import FolderError, export_folder
+    from skill_studio.core.library.folder_write import export_folder
+    from skill_studio.core.library.folders import FolderError
 
     skill, note = got
     taken = {s.folder.casefold() for s in report.rescued}

@@ -228,9 +228,14 @@ class RunPanel(QWidget):
             return
         dest = self.pick_folder()
         if dest:
-            written = script_run.save_outputs(self.plan, dest, self.result.outputs)
-            self.status.setText(f"Saved {len(written)} output file(s)")
-            self.status.setToolTip(f"in {dest}")
+            saved = script_run.save_outputs(self.plan, dest, self.result.outputs)
+            problems = saved.problems()   # (each names a file, its control characters written out)
+            said = f"Saved {len(saved.written)} output file(s)"
+            if problems:
+                said += f"; {len(problems)} not saved: {problems[0]}"
+                said += " (and more, see the tooltip)" if len(problems) > 1 else ""
+            self.status.setText(said)
+            self.status.setToolTip("\n".join([f"in {dest}", *problems]))
 
     def shutdown(self) -> None:
         """Stop a running script and wait for it (the designer is closing); remove the copy."""
@@ -322,7 +327,7 @@ class RunPanel(QWidget):
             self.result = result
             self.status.setText(visible(result.summary[:1].upper() + result.summary[1:]))
             for o in result.outputs:
-                self.outputs.addItem(visible(f"{o.path}  ({o.size:,} bytes, {'new' if o.new else 'changed'})"))
+                self.outputs.addItem(f"{o.shown}  ({o.size:,} bytes, {'new' if o.new else 'changed'})")
             self.save_button.setEnabled(bool(result.outputs))
         self.runFinished.emit(result)
 
