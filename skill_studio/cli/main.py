@@ -84,7 +84,44 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Shown:
+    """A terminal's output stream that shows control characters instead of sending them (a
+    skill's text may hold an escape that writes the clipboard or clears the screen); what goes
+    to a file or a pipe is left as it is."""
+
+    def __init__(self, stream) -> None:
+        from skill_studio.core.runtime.visible import VisibleStream
+
+        self._stream, self._visible = stream, VisibleStream()
+
+    def write(self, text: str) -> int:
+        self._stream.write(self._visible.feed(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def end(self) -> None:
+        self._stream.write(self._visible.end())
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    real = sys.stdout
+    shown = _Shown(real) if real is not None and real.isatty() else None
+    if shown is not None:
+        sys.stdout = shown   # type: ignore[assignment]  # (a text stream in all that is used)
+    try:
+        return _main(argv)
+    finally:
+        if shown is not None:
+            shown.end()
+            sys.stdout = real
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from skill_studio.cli.runtime import split_script_args
 
     args = split_script_args(build_parser(), list(sys.argv[1:] if argv is None else argv))

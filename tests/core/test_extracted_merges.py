@@ -131,3 +131,17 @@ def test_files_come_with_a_merge_only_from_a_source_trusted_as_much(store, sourc
     assert ("scripts/run.sh" in {f.path for f in preview.merged.files}) is carried
     assert merge_preview(store, "target", "source", with_files=True).with_files
     assert not merge_preview(store, "target", "source", with_files=False).merged.files
+
+
+def test_a_builtin_import_never_replaces_a_skill_of_another_origin(tmp_path):
+    with _library(tmp_path, Origin.HUMAN, Lifecycle.RELEASED, TrustTier.TRUSTED) as store:
+        before = store.get("release-notes")
+        source = tmp_path / "builtin" / "release-notes"
+        (source / "scripts").mkdir(parents=True)
+        (source / "SKILL.md").write_text(f"---\nname: release-notes\ndescription: {DESCRIPTION}\n---\n\n{BODY}")
+        (source / "scripts" / "helper.sh").write_bytes(HELPER)
+        report = import_paths(store, [str(source.parent)], origin=Origin.BUILTIN)
+        [entry] = report.entries
+        assert entry.status == "skipped" and "a builtin import does not replace it" in entry.reason
+        after = store.get("release-notes")
+        assert (after.version, after.files, after.origin) == (before.version, before.files, Origin.HUMAN)

@@ -224,6 +224,9 @@ def _replace_refusal(old_origin: str, old_state: str, origin: Origin) -> str | N
     """Why an import may not replace the stored skill of that name, or None."""
     if old_origin == Origin.BUILTIN.value and origin != Origin.BUILTIN:
         return "is a builtin skill and is not replaced by an import; copy it into a new skill"
+    if origin == Origin.BUILTIN and old_origin != Origin.BUILTIN.value:
+        return (f"already exists as a {old_origin} skill; a builtin import does not replace it (import it "
+                "under another name)")
     if origin == Origin.LLM and not (old_origin == Origin.LLM.value and old_state == Lifecycle.CANDIDATE.value):
         return ("already exists and has been reviewed; an extracted (llm) version does not replace it "
                 "(import it under another name to review it)")
