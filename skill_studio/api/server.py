@@ -28,6 +28,7 @@ from skill_studio.api.http_io import (
 )
 from skill_studio.api.openapi import openapi_document
 from skill_studio.api.routes import ROUTES, ApiError, Request
+from skill_studio.core.format.json_nesting import json_too_deep
 from skill_studio.core.format.names import printable
 from skill_studio.core.store import (
     AlreadyExists,
@@ -316,8 +317,15 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError(400, f"the body ended after {len(raw):,} of the {length:,} bytes its Content-Length "
                                 "announced")
         try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ApiError(400, f"the body is not JSON: {e}") from None
+        deep = json_too_deep(text)
+        if deep:
+            raise ApiError(400, f"the body cannot be read: {deep}")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
             raise ApiError(400, f"the body is not JSON: {e}") from None
         if not isinstance(data, dict):
             raise ApiError(400, "the body must be a JSON object")

@@ -31,7 +31,11 @@ def _invalid(e) -> int:
 
 def _json_arg(text: str, what: str) -> Any:
     from skill_studio.cli.common import CliError
+    from skill_studio.core.format.json_nesting import json_too_deep
 
+    deep = json_too_deep(text)
+    if deep:
+        raise CliError(f"{what}: {deep}", 2)
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

@@ -165,3 +165,21 @@ def test_events(db, capsys):
     assert e["outcomes"][0]["result"] == {"event_type": "notify_team", "payload": {"who": "ann"}}
     code, out, _ = run(db, capsys, "events", "--search", "nobody-has-this")
     assert out.strip() == "no events logged"
+
+
+@pytest.mark.parametrize("text", ["[" * 60000, '{"a": ' * 60000, '{"a": [' + "[{}," * 200 + "]}",
+                                  "[" * 101 + "]" * 101])
+def test_json_nested_too_deep_is_named_plainly(db, capsys, text):
+    for argv in (["dispatch", "x", "--payload", text],
+                 ["bindings", "add", "lint", "file_changed", "--action", "call_tool", "--param", "tool=t",
+                  "--param", f"arguments={text}"]):
+        code, out, err = run(db, capsys, *argv)
+        assert code == 2 and out == ""
+        assert "is nested more than 100 levels deep (at character" in err and "recursion" not in err
+    assert stored(db) == []
+
+
+def test_brackets_in_strings_do_not_count_and_100_levels_are_read(db, capsys):
+    text = '{"note": "' + "[" * 500 + '", "deep": ' + "[" * 99 + "]" * 99 + "}"
+    code, _, err = run(db, capsys, "dispatch", "x", "--payload", text, "--dry-run")
+    assert code == 0 and err == ""

@@ -59,7 +59,8 @@ STORE_MAY_USE = ("skill_studio.core.store", "skill_studio.core.model", "skill_st
                  "skill_studio.core.bus.model", "skill_studio.core.health.scores")
 
 #: A rescue reads a damaged store's rows and writes what it finds as skill folders.
-STORE_EXCEPTIONS = {("skill_studio.core.store.rescue", "skill_studio.core.library.folders")}
+STORE_EXCEPTIONS = {("skill_studio.core.store.rescue", "skill_studio.core.library.folders"),
+                     ("skill_studio.core.store.rescue", "skill_studio.core.library.folder_write")}
 
 
 def test_no_module_imports_one_that_imports_it_back():

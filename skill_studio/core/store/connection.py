@@ -30,6 +30,52 @@ def is_corruption(e: sqlite3.Error) -> bool:
     return "malformed" in str(e)
 
 
+def _kind_of(mode: int) -> str | None:
+    """What a file that is not a regular one is, in words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a fifo (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def check_store_path(path: Path) -> None:
+    """Raise UnusableStore (kind ``"not-a-file"``) unless ``path`` can hold a skill store: a regular
+    file, or nothing yet in a folder (or in folders still to be made). The path is only looked at
+    (os.stat), never opened: a fifo does not block, and nothing is created beside a device."""
+    try:
+        kind = _kind_of(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        _check_folder_above(path)
+        return
+    except OSError as e:   # no permission to look, a loop of symbolic links, a name too long
+        raise UnusableStore(path, "not-a-file", f"cannot be looked at: {e.strerror or e}") from None
+    if kind is not None:
+        raise UnusableStore(path, "not-a-file", f"is {kind}, not a skill store; give the path of a .db file")
+
+
+def _check_folder_above(path: Path) -> None:
+    """The nearest part of a store's path that exists must be a folder (the rest is made)."""
+    for parent in path.absolute().parents:
+        try:
+            mode = os.stat(parent).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as e:
+            raise UnusableStore(path, "not-a-file", f"cannot look at its folder {parent}: {e.strerror or e}") from None
+        kind = _kind_of(mode) or "a file"
+        if kind != "a folder":
+            raise UnusableStore(path, "not-a-file", f"{parent} is {kind}, not a folder; "
+                                                    "give the path of a .db file in a folder")
+        return
+
+
 def create_private(path: Path) -> None:
     """Create the store's file readable and writable by its owner only, when it does not exist:
     SQLite gives its -wal and -shm files the store file's mode."""
@@ -75,6 +121,7 @@ class Connection:
 
     def __init__(self, path: str | os.PathLike, *, actor: str | None = None, busy_timeout_ms: int = 10_000):
         self.path = Path(path)
+        check_store_path(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         create_private(self.path)
         self.actor = actor or os.environ.get("USER") or "studio"

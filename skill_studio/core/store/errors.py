@@ -60,7 +60,8 @@ class UnusableStore(StoreError):
 
     ``kind`` says why: ``"not-a-store"`` (not SQLite, or another program's database),
     ``"newer"`` (written by a newer Skill Studio), ``"damaged"`` (SQLite reports corruption;
-    what is readable can still be rescued) or ``"unreadable"`` (it cannot be opened at all).
+    what is readable can still be rescued), ``"not-a-file"`` (a folder, a device, a fifo or a
+    socket, looked at but never opened) or ``"unreadable"`` (it cannot be opened at all).
     """
 
     def __init__(self, path, kind: str, reason: str):
