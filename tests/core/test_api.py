@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
 from pathlib import Path
 
 import pytest
+from api_serving import serving
 
 from skill_studio.api import SERVER_SETTING
 from skill_studio.api.routes import ROUTES
@@ -18,14 +18,8 @@ from skill_studio.core.model import Lifecycle
 
 @pytest.fixture
 def api(seeded_store):
-    server = ApiServer(seeded_store, 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    client = Client(server)
-    yield client
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with serving(seeded_store) as server:
+        yield Client(server)
 
 
 class Client:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import threading
 from pathlib import Path
 
 import pytest
+from api_serving import serving
 
 from skill_studio.api import routes
 from skill_studio.api.server import ApiServer
@@ -19,13 +19,8 @@ from skill_studio.core.format.json_nesting import MAX_JSON_DEPTH, json_too_deep
 
 @pytest.fixture
 def api(seeded_store):
-    server = ApiServer(seeded_store, 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with serving(seeded_store) as server:
+        yield server
 
 
 def post(server: ApiServer, path: str, body: bytes) -> tuple[int, dict]:

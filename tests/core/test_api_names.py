@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
 
 import pytest
+from api_serving import serving
 
 from skill_studio.api.server import ApiServer
 from skill_studio.core.format.names import skill_name_problem
@@ -35,13 +35,8 @@ NAMES = [
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     first = Store(tmp_path_factory.mktemp("first") / "store.db")
-    server = ApiServer(first, 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with serving(first) as server:
+        yield server
     first.close()
 
 
