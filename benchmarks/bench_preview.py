@@ -71,9 +71,9 @@ def main() -> None:
     body, first_line = body_of(text)
     print(f"SKILL.md: {len(text.splitlines()):,} lines, {text.count('```') // 2} code blocks, {len(text):,} bytes")
 
-    from skill_studio.core.render import html as render
+    from skill_studio.core.render.code import code_block_html
 
-    render._code_block_html.cache_clear()
+    code_block_html.cache_clear()
     t0 = time.perf_counter()
     first = render_markdown(body)
     cold_ms = (time.perf_counter() - t0) * 1000

@@ -106,6 +106,11 @@ SAMPLES = [
                                    '<textarea><img src="{SPY}"></textarea>'),
     ("linked-remote-image", '<a href="https://ok.invalid/"><img src="https://evil.invalid/x.png"></a>'),
     ("own-image-with-query", '<img src="images/own.png?v=1#top"> ![own](./images/own.png)'),
+    ("list-fence-markup", '1. Run:\n   ```html\n   <script>alert(1)</script><img src="{SPY}">\n   ```\n'
+                          '2. Then:\n\n    ~~~\n    <a href="javascript:x"><img src="{SPY_URL}"></a>\n    ~~~\n'),
+    ("quote-fence-markup", '> Run:\n> ```\n> <img src="{SPY}" onerror="alert(1)"><iframe src="{SPY_URL}">\n> ```\n'),
+    ("fence-attributes", '- x\n\n    ```{{.python #i onclick="alert(1)" style="background:url({SPY_URL})"}}\n'
+                         '    x = 1\n    ```\n'),
 ]
 ALLOWED_TAGS = set("p br hr h1 h2 h3 h4 h5 h6 strong b em i code pre span div blockquote ul ol li "
                    "table thead tbody tr th td a img del sup sub dl dt dd".split())

@@ -98,8 +98,12 @@ def _highlight_code(code: str, lang: str | None, *, dark: bool = False) -> str:
                 return _plain_code_block(code, lang)
     except Exception:  # noqa: BLE001 - a lexer that fails on odd input: the block is still shown, plain
         return _plain_code_block(code, lang)
-    if out and out[-1].endswith("\n"):
-        out[-1] = out[-1][:-1]  # the closing fence's line break would show as an empty last line
+    # The closing fence's line break (the lexer's last token, coloured or not) would show as an
+    # empty last line.
+    if out and out[-1].endswith("\n</span>"):
+        out[-1] = out[-1][:-8] + "</span>"
+    elif out and out[-1].endswith("\n"):
+        out[-1] = out[-1][:-1]
     background = style.background_color if _HEX.fullmatch((style.background_color or "").lstrip("#")) else None
     attr = f' style="background-color: {background}"' if background else ""
     return f'<div class="highlight"{attr}><pre><code>{"".join(out)}</code></pre></div>'

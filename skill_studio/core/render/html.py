@@ -11,20 +11,17 @@ from functools import lru_cache
 
 import markdown
 from markdown.extensions import Extension
-from markdown.extensions.fenced_code import FencedBlockPreprocessor
-from markdown.preprocessors import Preprocessor
 
-from skill_studio.core.render.code import code_block_html as _code_block_html
+from skill_studio.core.render.fences import CodeFences
 from skill_studio.core.render.limits import (
     LAYOUT_BUDGET,
     MAX_ANCHORS,
-    MAX_HIGHLIGHT_TOTAL,
     MAX_TEXT_CHARS,
     source_limit,
     text_fallback,
 )
 from skill_studio.core.render.linkscan import bound_link_processors
-from skill_studio.core.render.sanitize import CONTROL_RE, block_marker, sanitize
+from skill_studio.core.render.sanitize import CONTROL_RE, sanitize
 
 __all__ = ["DEFAULT_STYLESHEET", "RenderResult", "render_markdown", "stylesheet"]
 
@@ -47,68 +44,31 @@ class RenderResult:
     cost: int = 0
 
 
-_ATTR_LANG_RE = re.compile(r"\.([\w#.+-]+)")
-
-
-class _FencedCodePreprocessor(Preprocessor):
-    """Replace fenced code blocks with markers for their highlighted HTML (kept in ``blocks``)."""
-
-    FENCED_BLOCK_RE = FencedBlockPreprocessor.FENCED_BLOCK_RE
-
-    def __init__(self, md: markdown.Markdown) -> None:
-        super().__init__(md)
-        self.dark = False
-        self.blocks: list[str] = []
-
-    def run(self, lines: list[str]) -> list[str]:
-        self.blocks = []
-        text = "\n".join(lines)
-        index = 0
-        highlight_left = MAX_HIGHLIGHT_TOTAL
-        while True:
-            m = self.FENCED_BLOCK_RE.search(text, index)
-            if m is None:
-                break
-            lang: str | None = None
-            if m.group("attrs"):
-                found = _ATTR_LANG_RE.search(m.group("attrs"))
-                lang = found.group(1) if found else None
-            elif m.group("lang"):
-                lang = m.group("lang")
-            code = m.group("code")
-            highlight_left -= len(code)
-            self.blocks.append(_code_block_html(code, lang, self.dark, highlight_left >= 0))
-            marker = f'<div class="code-block">{block_marker(len(self.blocks) - 1)}</div>'
-            placeholder = self.md.htmlStash.store(marker)
-            text = f"{text[:m.start()]}\n{placeholder}\n{text[m.end():]}"
-            index = m.start() + 1 + len(placeholder)
-        return text.split("\n")
-
-
 class _PreviewExtension(Extension):
-    """Escape raw HTML, take over fenced code blocks and bound link scanning."""
+    """Escape raw HTML and bound link scanning."""
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 - Python-Markdown's API name
         md.registerExtension(self)
         # Raw HTML is never passed through: without these two the serializer escapes it.
         md.preprocessors.deregister("html_block", strict=False)
         md.inlinePatterns.deregister("html", strict=False)
-        md.preprocessors.register(_FencedCodePreprocessor(md), "fenced_code_block", 25)
         self.budget = bound_link_processors(md)
 
     def reset(self) -> None:
         self.budget.reset()
 
 
-def _new_markdown() -> markdown.Markdown:
-    return markdown.Markdown(
-        extensions=["tables", "toc", "sane_lists", _PreviewExtension()],
+def _new_markdown() -> tuple[markdown.Markdown, CodeFences]:
+    fences = CodeFences()
+    md = markdown.Markdown(
+        extensions=["tables", "toc", "sane_lists", fences.extension(), _PreviewExtension()],
         output_format="html",
     )
+    return md, fences
 
 
 _md_lock = threading.Lock()
-_md_instance: markdown.Markdown | None = None
+_md_instance: tuple[markdown.Markdown, CodeFences] | None = None
 
 
 # --------------------------------------------------------------------------- #
@@ -126,11 +86,10 @@ def _convert(text: str, dark: bool) -> tuple[str, list[tuple[int, str, str]], li
     """Return the unsanitised HTML, the headings and the code blocks its markers stand for."""
     global _md_instance
     with _md_lock:
-        md = _md_instance or _new_markdown()
-        _md_instance = md
+        md, fences = _md_instance or _new_markdown()
+        _md_instance = md, fences
         md.reset()
-        fenced: _FencedCodePreprocessor = md.preprocessors["fenced_code_block"]  # type: ignore[assignment]
-        fenced.dark = dark
+        fences.start(dark)
         try:
             body = md.convert(text)
         except Exception:  # noqa: BLE001 - e.g. RecursionError on pathologically deep nesting
@@ -139,7 +98,7 @@ def _convert(text: str, dark: bool) -> tuple[str, list[tuple[int, str, str]], li
             return f"<pre>{html.escape(text, quote=False)}</pre>", [], []
         headings: list[tuple[int, str, str]] = []
         _flatten_toc(getattr(md, "toc_tokens", []), headings)
-        blocks, fenced.blocks = fenced.blocks, []
+        blocks = fences.take()
         md.reset()
     return body, headings, blocks
 

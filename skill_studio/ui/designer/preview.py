@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from html import escape
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal, Slot
-from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtGui import QImage, QTextDocument, QTextOption
 from PySide6.QtWidgets import QTextBrowser
 
 from skill_studio.core.render.html import RenderResult, render_markdown, stylesheet
@@ -134,6 +134,9 @@ class PreviewPane(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.document().setUndoRedoEnabled(False)
         self.document().setDocumentMargin(12)
+        # Wrap only between words: Qt's default breaks inside words, squeezing table columns below
+        # their longest word ("chann el"). Overlong words get break points from the renderer.
+        self.setWordWrapMode(QTextOption.WrapMode.WordWrap)
         #: Shows a clicked web link's full address and asks whether to open it (True: open).
         self.confirm_link: Callable[[QUrl], bool] = self._ask_before_opening
         #: Opens a confirmed web link in the desktop's browser.
