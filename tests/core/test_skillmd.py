@@ -159,7 +159,7 @@ def test_studio_fields_read_from_either_place():
 
 def test_steps_come_from_the_numbered_list_under_a_steps_heading():
     body = "# T\n\nIntro.\n\n## Steps\n\n1. First\n2. Second\n   more\n\n```\n3. not a step\n```\n## Next\n4. no\n"
-    assert steps_from_body(body) == [{"n": 1, "action": "First"}, {"n": 2, "action": "Second"}]
+    assert steps_from_body(body) == [{"n": 1, "action": "First"}, {"n": 2, "action": "Second\nmore"}]
 
 
 # --- generated skills -----------------------------------------------------------

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from skill_studio.core.format.skillmd import SkillDocument
+from skill_studio.core.format.steps import find_step_list, render_steps, steps_from_text
 
 if TYPE_CHECKING:
     from skill_studio.core.model import Skill
@@ -94,12 +94,25 @@ def studio_fields(data: dict[str, Any]) -> dict[str, Any]:
         else:
             text = _as_text(raw)
             out[field_name] = text.strip() if text and text.strip() else None
-    out["steps"] = _steps(data.get("steps"))
+    loc = steps_location(data)
+    raw = None if loc is None else data[loc[1]] if loc[0] is None else data["metadata"][loc[1]]
+    out["steps"] = _steps(raw)
     return out
 
 
+def steps_location(data: dict[str, Any]) -> tuple[str | None, str] | None:
+    """Where a frontmatter keeps its steps: a top-level ``steps`` (None, "steps"), the studio's
+    place ("metadata", "steps"), or None when it has none there."""
+    if "steps" in data:
+        return None, "steps"
+    meta = data.get("metadata")
+    if isinstance(meta, dict) and "steps" in meta:
+        return "metadata", "steps"
+    return None
+
+
 def _steps(raw: Any) -> list[dict[str, Any]]:
-    steps: list[dict[str, Any]] = []
+    actions: list[str] = []
     if isinstance(raw, list):
         for item in raw:
             if isinstance(item, dict):
@@ -107,46 +120,18 @@ def _steps(raw: Any) -> list[dict[str, Any]]:
             else:
                 action = item
             if action is not None and str(action).strip():
-                steps.append({"n": len(steps) + 1, "action": str(action).strip()})
-    return steps
-
-
-_STEPS_HEADING = re.compile(r"^#{1,6}\s+(steps|procedure|workflow|instructions|how to use)\b.*$",
-                            re.IGNORECASE | re.MULTILINE)
-_NUMBERED = re.compile(r"^\s{0,3}(\d+)[.)]\s+(.+?)\s*$")
-
-
-def _lines_from(text: str, pos: int) -> Iterator[str]:
-    """The lines of ``text`` from ``pos`` on, produced one at a time."""
-    n = len(text)
-    while pos < n:
-        end = text.find("\n", pos)
-        end = n if end < 0 else end
-        yield text[pos:end].rstrip("\r")
-        pos = end + 1
+                actions.append(str(action).strip())
+    elif isinstance(raw, str):
+        actions = steps_from_text(raw)
+    return [{"n": n, "action": a} for n, a in enumerate(actions, 1)]
 
 
 def steps_from_body(body: str) -> list[dict[str, Any]]:
-    """The numbered list under the first 'Steps'-like heading of the body, as steps."""
-    m = _STEPS_HEADING.search(body)
-    if not m:
-        return []
-    steps: list[dict[str, Any]] = []
-    in_fence = False
-    for line in _lines_from(body, m.end()):
-        if line.lstrip().startswith(("```", "~~~")):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        if line.startswith("#"):
-            break
-        num = _NUMBERED.match(line)
-        if num:
-            steps.append({"n": len(steps) + 1, "action": num.group(2)})
-        elif steps and line.strip() and not line.startswith((" ", "\t")):
-            break
-    return steps
+    """The numbered list under the first 'Steps'-like heading of the body that has one, as steps:
+    each one a whole list item (its wrapped lines, code blocks and nested lists kept)."""
+    found = find_step_list(body)
+    actions = [] if found is None else [a for a in found.items if a]
+    return [{"n": n, "action": a} for n, a in enumerate(actions, 1)]
 
 
 def _jsonable(value: Any) -> Any:
@@ -193,15 +178,17 @@ def to_skill(doc: SkillDocument, folder_name: str | None = None, **overrides: An
 
 def set_studio_field(doc: SkillDocument, field_name: str, value: Any) -> str:
     """SKILL.md text with one studio field (tags, depends_on, conflicts_with, trigger_pattern,
-    parent_skill_id) set, everything else unchanged.
+    parent_skill_id, steps) set, everything else unchanged.
 
     A field the file already has is rewritten where it is, in the same shape (a
     top-level list stays a list); a new one goes under ``metadata`` as a
-    string, lists space-separated, so the file still passes the strict
-    profile. An empty value removes the field.
+    string, lists space-separated, steps as a numbered Markdown list, so the
+    file still passes the strict profile. An empty value removes the field.
     """
     from skill_studio.core.format.frontmatter import set_field
 
+    if field_name == "steps":
+        return _set_steps(doc, value, set_field)
     if field_name in LIST_FIELDS:
         items = _as_list(value)
         value = items or None
@@ -216,3 +203,16 @@ def set_studio_field(doc: SkillDocument, field_name: str, value: Any) -> str:
     if isinstance(value, list):
         value = " ".join(value)
     return set_field(doc, metadata_key(field_name), value, under="metadata")
+
+
+def _set_steps(doc: SkillDocument, value: Any, set_field: Any) -> str:
+    """The text with the steps (texts, or ``{"action": ...}`` items) written where the file keeps
+    them: a top-level list stays a list of texts; anywhere else they are one numbered list."""
+    items = [v.get("action") if isinstance(v, dict) else v for v in (value or [])]
+    actions = [str(a).strip() for a in items if a is not None and str(a).strip()]
+    loc = steps_location(doc.data)
+    if loc is not None and loc[0] is None:
+        if isinstance(doc.data["steps"], list):
+            return set_field(doc, "steps", actions or None)
+        return set_field(doc, "steps", render_steps(actions).rstrip("\n") or None)
+    return set_field(doc, "steps", render_steps(actions).rstrip("\n") or None, under="metadata")

@@ -7,8 +7,9 @@ import re
 from dataclasses import dataclass, replace
 
 from skill_studio.core.format import skillmd
-from skill_studio.core.format.fields import set_studio_field, to_skill
+from skill_studio.core.format.fields import set_studio_field, steps_location, to_skill
 from skill_studio.core.format.frontmatter import set_field
+from skill_studio.core.format.steps import find_step_list, replace_step_list, without_step_list
 from skill_studio.core.format.strict import MAX_DESCRIPTION_LENGTH
 from skill_studio.core.health import scores
 from skill_studio.core.model import Lifecycle, Origin, Skill
@@ -88,11 +89,15 @@ def merge_preview(store: Store, target_name: str, source_name: str, *,
     depends = _union(target.depends_on, source.depends_on, without=both)
     conflicts = _union(target.conflicts_with, source.conflicts_with, without=both)
     body = target.content.rstrip("\n")
-    if source.content.strip():
-        body += f"\n\n## Merged from {source.name}\n\n{source.content.strip()}\n"
+    source_body = source.content
+    if steps and (target.steps or _has_frontmatter_steps(target.skill_md)) \
+            and not _has_frontmatter_steps(source.skill_md):
+        source_body = without_step_list(source_body)  # its steps are in the target's list now
+    if source_body.strip():
+        body += f"\n\n## Merged from {source.name}\n\n{source_body.strip()}\n"
     text = _rewrite(target.skill_md, target.content, body, target.name, description=description, tags=tags,
-                    depends_on=depends, conflicts_with=conflicts,
-                    steps=[s["action"] for s in steps] if _has_frontmatter_steps(target.skill_md) else None)
+                    depends_on=depends, conflicts_with=conflicts)
+    text = _with_steps(text, [s["action"] for s in steps], target.name)
     doc = skillmd.parse_document(text, f"{target.name}/{target.md_filename}")
     merged = to_skill(doc, target.folder_name, files=list(target.files) + (new_files if with_files else []),
                       md_filename=target.md_filename, source_path=target.source_path)
@@ -111,7 +116,26 @@ def merge_preview(store: Store, target_name: str, source_name: str, *,
 
 
 def _has_frontmatter_steps(text: str) -> bool:
-    return "steps" in skillmd.parse_document(text).data
+    return steps_location(skillmd.parse_document(text).data) is not None
+
+
+def _with_steps(text: str, actions: list[str], name: str) -> str:
+    """The merged text holding exactly ``actions`` as its steps, so that reading the file (a
+    restore of this version) gives back what the store shows: in the frontmatter when the target
+    keeps them there, else as the body's steps list; the frontmatter takes them when the body
+    cannot."""
+    doc = skillmd.parse_document(text, f"{name}/SKILL.md")
+    if not actions and not to_skill(doc, name).steps:
+        return text
+    if steps_location(doc.data) is None:
+        found = find_step_list(doc.body)
+        if found is not None:
+            body = replace_step_list(doc.body, found, actions)
+            text = text[:len(text) - len(doc.body)] + body
+            doc = skillmd.parse_document(text, f"{name}/SKILL.md")
+            if [s["action"] for s in to_skill(doc, name).steps] == actions:
+                return text
+    return set_studio_field(doc, "steps", actions)
 
 
 def _new_files(target: Skill, source: Skill) -> list:
@@ -129,8 +153,6 @@ def _rewrite(text: str, old_body: str, body: str, name: str, **fields) -> str:
         doc = skillmd.parse_document(text, f"{name}/SKILL.md")
         if key == "description":
             text = set_field(doc, "description", value)
-        elif key == "steps":
-            text = set_field(doc, "steps", value)
         else:
             current = getattr(to_skill(doc, name), key)
             if list(current) != list(value):

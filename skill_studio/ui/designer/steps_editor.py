@@ -9,29 +9,71 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QStyledItemDelegate,
     QVBoxLayout,
     QWidget,
 )
 
-from skill_studio.core.format.fields import steps_from_body, studio_fields
-from skill_studio.core.format.frontmatter import set_field
+from skill_studio.core.format.fields import set_studio_field, steps_from_body, steps_location, studio_fields
 from skill_studio.core.format.skillmd import SkillDocument, SkillParseError, parse_document
 from skill_studio.ui.designer.form_checks import parse_error_banner
 from skill_studio.ui.theme import current_tokens
 
 BODY_NOTE = "These steps come from the body's 'Steps' section; edit them there."
-NEW_KEY_NOTE = ("Steps you add are written as a top-level 'steps:' list "
-                "(the strict profile reports it as an unexpected field).")
+NEW_KEY_NOTE = ("Steps you add are written under 'metadata' as one numbered list ('steps'), "
+                "which the strict profile accepts.")
+TOP_LEVEL_NOTE = ("This file keeps its steps in a top-level 'steps:' list; the strict profile reports "
+                  "it as an unexpected field (S010).")
 
 
 class _NumberedDelegate(QStyledItemDelegate):
-    """Shows each step with its number; the editor gets the bare text."""
+    """Shows each step whole with its number; edits it in a multi-line editor (Enter keeps the
+    text, Shift+Enter starts a new line, Escape drops the change)."""
 
     def initStyleOption(self, option, index) -> None:
         super().initStyleOption(option, index)
-        option.text = f"{index.row() + 1}.  {option.text}"
+        prefix = f"{index.row() + 1}.  "
+        hang = " " * (len(prefix) + 1)  # later lines of a step sit under its text, not its number
+        # The display text has its line breaks as line separators already.
+        option.text = prefix + option.text.replace("\u2028", "\u2028" + hang)
+
+    def createEditor(self, parent, option, index) -> QWidget:
+        editor = QPlainTextEdit(parent)
+        editor.setTabChangesFocus(True)
+        editor.setToolTip("Enter keeps the step; Shift+Enter starts a new line; Escape cancels")
+        return editor
+
+    def setEditorData(self, editor, index) -> None:
+        if isinstance(editor, QPlainTextEdit):
+            editor.setPlainText(index.data(Qt.ItemDataRole.EditRole) or "")
+            editor.selectAll()
+        else:
+            super().setEditorData(editor, index)
+
+    def setModelData(self, editor, model, index) -> None:
+        if isinstance(editor, QPlainTextEdit):
+            model.setData(index, editor.toPlainText(), Qt.ItemDataRole.EditRole)
+        else:
+            super().setModelData(editor, model, index)
+
+    def updateEditorGeometry(self, editor, option, index) -> None:
+        rect = option.rect
+        lines = max(4, (index.data(Qt.ItemDataRole.EditRole) or "").count("\n") + 2)
+        rect.setHeight(max(rect.height(), editor.fontMetrics().lineSpacing() * lines + 12))
+        editor.setGeometry(rect)
+
+    def eventFilter(self, editor, event) -> bool:
+        if isinstance(editor, QPlainTextEdit) and event.type() == QEvent.Type.KeyPress \
+                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                editor.insertPlainText("\n")
+            else:
+                self.commitData.emit(editor)
+                self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
+            return True
+        return super().eventFilter(editor, event)
 
 
 class _StepList(QListWidget):
@@ -91,14 +133,15 @@ class StepsEditor(QWidget):
         self.add_button = QPushButton("Add")
         self.add_button.setToolTip("Add a step after the selected one")
         self.edit_button = QPushButton("Edit")
-        self.edit_button.setToolTip("Edit the selected step (F2 or double-click)")
+        self.edit_button.setToolTip("Edit the selected step (F2 or double-click); Shift+Enter starts "
+                                    "a new line in it")
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Remove the selected step (Delete)")
         self.up_button = QPushButton("Move up")
         self.down_button = QPushButton("Move down")
         self.copy_button = QPushButton("Copy into frontmatter")
-        self.copy_button.setToolTip("Write the body's steps as a 'steps:' list in the frontmatter, "
-                                    "where they can be edited and reordered here")
+        self.copy_button.setToolTip("Write the body's steps, each one whole, into the frontmatter "
+                                    "(under 'metadata'), where they can be edited and reordered here")
         self.add_button.clicked.connect(lambda: self.add_step())
         self.edit_button.clicked.connect(self.edit_current)
         self.remove_button.clicked.connect(self.remove_current)
@@ -137,8 +180,9 @@ class StepsEditor(QWidget):
         self.list.setEnabled(True)
         self._doc = doc
         actions = [s["action"] for s in studio_fields(doc.data)["steps"]]
+        where = steps_location(doc.data)
         from_body = False
-        if not actions and "steps" not in doc.data:
+        if not actions and where is None:
             body_steps = [s["action"] for s in steps_from_body(doc.body)]
             from_body = bool(body_steps)
             actions = body_steps if from_body else []
@@ -148,9 +192,12 @@ class StepsEditor(QWidget):
             self._fill(actions)
         if from_body:
             self.note.setText(BODY_NOTE)
-        elif "steps" not in doc.data:
+        elif where is None:
             self.note.setText(NEW_KEY_NOTE)
-        elif not isinstance(doc.data["steps"], list):
+        elif where[0] is None and isinstance(doc.data["steps"], list):
+            self.note.setText(TOP_LEVEL_NOTE)
+        elif not isinstance(doc.data[where[1]] if where[0] is None else doc.data["metadata"][where[1]],
+                            (list, str)):
             self.note.setText("The 'steps' value is not a list; changing the steps here replaces it.")
         else:
             self.note.setText("")
@@ -250,7 +297,7 @@ class StepsEditor(QWidget):
 
     def _write(self, steps: list[str]) -> None:
         try:
-            new = set_field(self._doc, "steps", steps or None)
+            new = set_studio_field(self._doc, "steps", steps)
             doc = parse_document(new)
         except ValueError as e:   # SkillParseError too: a frontmatter the steps cannot be written into
             self.note.setText(f"Could not write the steps: {e}")

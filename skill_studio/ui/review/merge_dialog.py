@@ -274,8 +274,9 @@ def summary_html(p: MergePreview, t: Tokens) -> str:
     for index, step in enumerate(merged.steps):
         is_new = index >= len(target.steps)  # the source's new steps follow the target's own
         style = f" style='color:{green}'" if is_new else ""
-        out.append(f"<tr{style}><td width='16'>{'+' if is_new else ''}</td>"
-                   f"<td align='right'>{step['n']}.&nbsp;</td><td>{escape(step['action'])}</td></tr>")
+        out.append(f"<tr{style}><td width='16' valign='top'>{'+' if is_new else ''}</td>"
+                   f"<td align='right' valign='top'>{step['n']}.&nbsp;</td>"
+                   f"<td style='white-space:pre-wrap'>{escape(step['action'])}</td></tr>")
     if not merged.steps:
         out.append("<tr><td><i>no steps</i></td></tr>")
     out.append("</table>")
