@@ -6,12 +6,12 @@ import stat
 import pytest
 from conftest import SCREENSHOTS
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QPlainTextEdit, QStyle, QWidget
 
 from skill_studio.core.format.skillmd import parse_document
 from skill_studio.core.model import SkillFile
 from skill_studio.ui import theme
-from skill_studio.ui.designer.file_rules import MAX_FILE_BYTES, check_path
+from skill_studio.ui.designer.file_rules import MAX_FILE_BYTES, MAX_SHOWN_PROBLEMS, check_path
 from skill_studio.ui.designer.files_panel import FilesPanel
 from skill_studio.ui.designer.metadata_form import DEBOUNCE_MS, MetadataForm
 from skill_studio.ui.designer.steps_editor import BODY_NOTE, StepsEditor
@@ -303,7 +303,7 @@ def test_add_step(qtbot, steps):
 def test_add_button_opens_an_inline_editor(qtbot, steps):
     steps.list.setCurrentRow(0)
     qtbot.mouseClick(steps.add_button, Qt.LeftButton)
-    editor = steps.list.findChild(QLineEdit)
+    editor = steps.list.findChild(QPlainTextEdit)
     assert editor is not None
     with qtbot.waitSignal(steps.textEdited, timeout=WAIT) as blocker:
         qtbot.keyClicks(editor, "Read the threat model")
@@ -314,7 +314,7 @@ def test_add_button_opens_an_inline_editor(qtbot, steps):
 def test_abandoned_new_step_writes_nothing(qtbot, steps):
     with qtbot.assertNotEmitted(steps.textEdited, wait=50):
         steps.add_step()
-        editor = steps.list.findChild(QLineEdit)
+        editor = steps.list.findChild(QPlainTextEdit)
         qtbot.keyClick(editor, Qt.Key_Escape)
     assert steps.steps() == STEPS and steps.list.count() == 3
 
@@ -323,8 +323,8 @@ def test_edit_step_inline_with_f2(qtbot, steps):
     steps.list.setCurrentRow(1)
     steps.list.setFocus()
     qtbot.keyClick(steps.list, Qt.Key_F2)
-    editor = steps.list.findChild(QLineEdit)
-    assert editor is not None and editor.text() == STEPS[1]
+    editor = steps.list.findChild(QPlainTextEdit)
+    assert editor is not None and editor.toPlainText() == STEPS[1]
     with qtbot.waitSignal(steps.textEdited, timeout=WAIT) as blocker:
         editor.selectAll()
         qtbot.keyClicks(editor, "Grep the diff for subprocess, eval and pickle")
@@ -386,8 +386,51 @@ def test_body_steps_are_read_only(qtbot):
     assert editor.steps() == ["First", "Second"]
     with qtbot.waitSignal(editor.textEdited, timeout=WAIT) as blocker:
         qtbot.mouseClick(editor.copy_button, Qt.LeftButton)
-    assert blocker.args[0] == text.replace("d\n---", "d\nsteps:\n  - First\n  - Second\n---")
+    assert blocker.args[0] == text.replace("d\n---", "d\nmetadata:\n  steps: |-\n    1. First\n    2. Second\n---")
     assert editor.add_button.isVisible() and not editor.is_from_body()
+
+
+def test_sample_steps_are_shown_whole_and_copied_into_valid_frontmatter(qtbot):
+    from pathlib import Path
+
+    from skill_studio.core.format.validate import errors, validate_text
+
+    text = (Path(__file__).resolve().parents[2] / "resources/samples/csv-cleanup/SKILL.md").read_text("utf-8")
+    editor = StepsEditor()
+    qtbot.addWidget(editor)
+    editor.show()
+    editor.set_text(text)
+    shown = editor.steps()
+    assert len(shown) == 7 and shown[1].startswith("Load with explicit settings")
+    assert "```python" in shown[1] and shown[1].endswith("tell the user.")
+    assert editor.list.visualItemRect(editor.list.item(1)).height() > 3 * editor.list.fontMetrics().height()
+    with qtbot.waitSignal(editor.textEdited, timeout=WAIT) as blocker:
+        qtbot.mouseClick(editor.copy_button, Qt.LeftButton)
+    assert errors(validate_text(blocker.args[0], "csv-cleanup", "strict", lints=False)) == []
+    again = StepsEditor()
+    qtbot.addWidget(again)
+    again.set_text(blocker.args[0])
+    assert again.steps() == shown and not again.is_from_body()
+
+
+def test_a_step_is_edited_over_several_lines(qtbot, steps):
+    steps.list.setCurrentRow(0)
+    steps.edit_current()
+    editor = steps.list.findChild(QPlainTextEdit)
+    assert editor is not None
+    with qtbot.waitSignal(steps.textEdited, timeout=WAIT) as blocker:
+        editor.selectAll()
+        qtbot.keyClicks(editor, "Run the scan:")
+        qtbot.keyClick(editor, Qt.Key_Return, Qt.ShiftModifier)
+        qtbot.keyClicks(editor, "```sh")
+        qtbot.keyClick(editor, Qt.Key_Return, Qt.ShiftModifier)
+        qtbot.keyClicks(editor, "scan .")
+        qtbot.keyClick(editor, Qt.Key_Return, Qt.ShiftModifier)
+        qtbot.keyClicks(editor, "```")
+        qtbot.keyClick(editor, Qt.Key_Return)
+    doc = parse_document(blocker.args[0])
+    assert doc.data["steps"][0] == "Run the scan:\n```sh\nscan .\n```"
+    assert steps.steps()[0] == "Run the scan:\n```sh\nscan .\n```"
 
 
 def test_steps_editor_broken_frontmatter(qtbot, steps):
@@ -583,6 +626,66 @@ def test_update_file_keeps_mode_and_emits_nothing(qtbot, files):
     assert f.data == b"#!/bin/sh\necho new\n" and f.mode == 0o755
 
 
+BAD_TOOLS = (b"tools:\n"
+             b"  - name: Search-Issues\n"
+             b"    description: Search the issues of a repository.\n"
+             b"    parameters:\n"
+             b"      - {name: limit, type: int, description: How many}\n")
+GOOD_TOOLS = (b"tools:\n  - name: search_issues\n    description: Search the issues. Use when asked about "
+              b"bugs; not for pull requests.\n")
+
+
+def _icon_is(panel, item, pixmap) -> bool:
+    icon = panel.style().standardIcon(pixmap)
+    return item.icon().pixmap(16).toImage() == icon.pixmap(16).toImage()
+
+
+def test_tool_file_problems_show_with_their_lines(qtbot, files):
+    with qtbot.assertNotEmitted(files.filesChanged, wait=20):
+        files.update_file("tools.yaml", BAD_TOOLS)
+    item = files._find("tools.yaml")
+    assert _icon_is(files, item, QStyle.StandardPixmap.SP_MessageBoxWarning)
+    tip = item.toolTip()
+    assert "line 2: warning: tool 'Search-Issues': the name has capital letters" in tip
+    assert "line 3: warning: tool 'Search-Issues': the description says what the tool does" in tip
+    assert "line 5: warning: tool 'Search-Issues': parameter 'limit' has the type 'int'" in tip
+    assert files.selected_path() == ("tools.yaml", False)
+    lines = files.details.text().splitlines()
+    assert lines[0].startswith("tools.yaml: text,") and lines[1] == "3 problems:"
+    assert [line.split(":")[0] for line in lines[2:]] == ["line 2", "line 3", "line 5"]
+    assert lines[2].endswith("(W010)")
+    # Fixed in its own tab: the mark and the problems go.
+    files.update_file("tools.yaml", GOOD_TOOLS)
+    assert _icon_is(files, files._find("tools.yaml"), QStyle.StandardPixmap.SP_FileIcon)
+    assert len(files.details.text().splitlines()) == 1 and "problem" not in files._find("tools.yaml").toolTip()
+
+
+@pytest.mark.parametrize("path, data, first", [
+    ("tools.yaml", b"tools: [\n", "line 1: warning: is not valid YAML"),
+    ("tools.yaml", b"tools:\n  - name: caf\xe9\n", "line 2: warning: is not UTF-8 text"),
+    ("sources.yaml", b"- url: example.org/page\n",
+     "line 1: warning: source 1: the url 'example.org/page' has no scheme"),
+])
+def test_unreadable_or_bad_tool_files_are_explained_not_crashed_on(qtbot, files, path, data, first):
+    files.update_file(path, data)
+    assert files.details.text().splitlines()[2].startswith(first)
+    assert first in files._find(path).toolTip()
+
+
+def test_many_problems_are_listed_in_part_under_the_tree(qtbot, files):
+    files.update_file("tools.yaml", b"tools:\n" + b"  - 1\n" * 12)
+    lines = files.details.text().splitlines()
+    assert lines[1] == "12 problems:" and len(lines) == 2 + MAX_SHOWN_PROBLEMS + 1
+    assert lines[-1].startswith("… and 7 more")
+    assert files._find("tools.yaml").toolTip().count("warning: tool") == 12
+
+
+def test_only_the_tool_files_beside_skill_md_are_checked(qtbot, files):
+    files.update_file("references/tools.yaml", b"tools: [\n")
+    item = files._find("references/tools.yaml")
+    assert _icon_is(files, item, QStyle.StandardPixmap.SP_FileIcon) and "problem" not in files.details.text()
+
+
 # --- screenshots -----------------------------------------------------------------
 
 def _form_and_steps(qtbot):
@@ -621,6 +724,10 @@ def test_screenshots(qtbot):
         qtbot.waitUntil(lambda: "assets/diagram.png" in (panel.selected_path() or ()), timeout=5000)
         QApplication.processEvents()
         assert panel.grab().save(str(SCREENSHOTS / "designer-files.png"))
+        panel.update_file("tools.yaml", BAD_TOOLS)
+        qtbot.waitUntil(lambda: "3 problems:" in panel.details.text(), timeout=5000)
+        QApplication.processEvents()
+        assert panel.grab().save(str(SCREENSHOTS / "designer-files-tool-problems.png"))
         theme.apply_theme(app, theme.DARK)
         dark = _form_and_steps(qtbot)
         assert dark.grab().save(str(SCREENSHOTS / "designer-form-dark.png"))

@@ -1,18 +1,20 @@
-"""Studio lints W001-W007: body length, references to missing files, descriptions and library names."""
+"""Studio lints W001-W015: body length, references to missing files, descriptions, library names,
+and the tool files beside SKILL.md (tools.yaml, sources.yaml)."""
 
 from __future__ import annotations
 
 import posixpath
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from urllib.parse import unquote
 
 from skill_studio.core.format.diagnostics import Diagnostic, Parsed, count_lines, info, warn
 from skill_studio.core.format.fields import field_location, studio_fields
 from skill_studio.core.format.names import skeleton
+from skill_studio.core.format.tool_files import TOOL_FILES, check_tool_file
 
-__all__ = ["MAX_BODY_LINES", "lint_body", "lint_data"]
+__all__ = ["MAX_BODY_LINES", "lint_body", "lint_data", "lint_tool_files"]
 
 MAX_BODY_LINES = 500
 
@@ -241,4 +243,14 @@ def lint_data(parsed: Parsed, folder_name: str | None,
             near = folded.get(_fold(target))
             out.append(make(code, f"the skill {verb} '{target}', which is not in the library", line,
                             f"did you mean '{near}'?" if near else None))
+    return out
+
+
+def lint_tool_files(contents: Mapping[str, bytes | str]) -> list[Diagnostic]:
+    """W008-W015 for the tool files among ``contents`` (paths in the skill folder to their bytes):
+    each message starts with the file and line, as in 'tools.yaml:12: ...'."""
+    out: list[Diagnostic] = []
+    for path in TOOL_FILES:
+        if path in contents:
+            out.extend(p.as_diagnostic() for p in check_tool_file(path, contents[path]))
     return out

@@ -61,19 +61,31 @@
 #   W005 warning  depends_on names a skill not in the library
 #   W006 info     conflicts_with names a skill not in the library
 #   W007 warning  parent names a skill not in the library
+#   W008 warning  tools.yaml or sources.yaml cannot be read: not UTF-8, not YAML, over the bounds
+#   W009 warning  tools.yaml or sources.yaml: not a list of entries, an entry not a mapping, a tool
+#                 without a name, a key or name or URL given twice
+#   W010 warning  tool name breaks the naming rules (lowercase snake_case, namespaced with '.' or
+#                 '__', at most 64 characters)
+#   W011 info     tool name does not start with a verb (unless it is the program given as command)
+#   W012 warning  tool or parameter without a description, or a tool description that does not say
+#                 when to use the tool and when not to
+#   W013 warning  tool parameters that are not a valid JSON Schema, or a default its schema refuses
+#   W014 warning  sources.yaml entry without a URL, a URL that does not parse, a bad retrieved date
+#   W015 info     tool or source entry with keys outside the known set (a misspelling?)
+#   (W008-W015 messages start with the file and its line, 'tools.yaml:12: ...')
 
 from __future__ import annotations
 
 import os
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
 from skill_studio.core.format.diagnostics import Diagnostic, Severity, err, errors, is_valid
 from skill_studio.core.format.lenient import check_lenient
-from skill_studio.core.format.lints import MAX_BODY_LINES, lint_body, lint_data
+from skill_studio.core.format.lints import MAX_BODY_LINES, lint_body, lint_data, lint_tool_files
 from skill_studio.core.format.names import printable
 from skill_studio.core.format.skillmd import SkillDocument, SkillParseError
 from skill_studio.core.format.strict import (
@@ -87,6 +99,8 @@ from skill_studio.core.format.strict import (
     MSG_NOT_MAPPING,
     check_strict,
 )
+from skill_studio.core.format.tool_files import MAX_TOOL_FILE_BYTES, TOOL_FILES, unreadable
+from skill_studio.core.library.bounded_read import ReadRefused, read_bounded
 from skill_studio.core.library.folders import (
     SKIP_IN_SKILL,
     FolderError,
@@ -138,7 +152,8 @@ def _claude_upload(data: dict[str, Any], lines: dict[str, int]) -> list[Diagnost
 def validate_text(data: bytes | str, folder_name: str | None, profile: str = "strict", *,
                   files: Collection[str] | None = None, library_names: Collection[str] | None = None,
                   path: str | None = None, lints: bool = True,
-                  document: SkillDocument | None = None) -> list[Diagnostic]:
+                  document: SkillDocument | None = None,
+                  file_contents: Mapping[str, bytes | str] | None = None) -> list[Diagnostic]:
     """Validate SKILL.md content (bytes as stored, or text) under a profile.
 
     Returns the diagnostics in order: the profile's own (strict ones in the
@@ -148,7 +163,8 @@ def validate_text(data: bytes | str, folder_name: str | None, profile: str = "st
     its folder (enables the link lint); ``library_names`` the names of the
     library's skills (enables the duplicate-name and studio-field lints);
     ``document`` the same content already parsed by ``parse_document`` (lenient
-    then does not parse it again).
+    then does not parse it again); ``file_contents`` the contents of files beside
+    SKILL.md by path (enables the tools.yaml and sources.yaml lints).
     """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
@@ -163,6 +179,8 @@ def validate_text(data: bytes | str, folder_name: str | None, profile: str = "st
             diags.extend(lint_body(parsed.body, parsed.body_line, files))
         if parsed.data is not None:
             diags.extend(lint_data(parsed, folder_name, library_names))
+    if lints and file_contents:
+        diags.extend(lint_tool_files(file_contents))
     return diags
 
 
@@ -209,5 +227,24 @@ def validate_dir(skill_dir: str | os.PathLike[str], profile: str = "strict", *,
         return [err("S006", f"SKILL.md is not readable: {e}", e.line)]
     except FolderError as e:
         return [err("S008", str(e))]
+    contents, unread = _tool_file_contents(directory) if lints else ({}, [])
     return validate_text(data, folder_name, profile, files=_skill_files(directory),
-                         library_names=library_names, path=str(skill_md), lints=lints)
+                         library_names=library_names, path=str(skill_md), lints=lints,
+                         file_contents=contents) + unread
+
+
+def _tool_file_contents(skill_dir: Path) -> tuple[dict[str, bytes | str], list[Diagnostic]]:
+    """The tool files of a skill folder by path, and a W008 for each one that is there but cannot
+    be read (a link, a fifo, a folder, over the size limit)."""
+    out: dict[str, bytes | str] = {}
+    unread: list[Diagnostic] = []
+    for name in TOOL_FILES:
+        path = skill_dir / name
+        if not path.is_symlink() and not path.exists():
+            continue
+        try:
+            out[name], _mode = read_bounded(path, MAX_TOOL_FILE_BYTES, what=name, follow_links=False,
+                                            shown=name)
+        except ReadRefused as e:
+            unread.append(unreadable(name, str(e).removeprefix(f"{e.path}: ")).as_diagnostic())
+    return out, unread

@@ -1,16 +1,22 @@
 """The rules of a skill's files as the designer's files panel shows and checks them: sizes, text
-or binary, kinds, and the paths a file may have."""
+or binary, kinds, the paths a file may have, and the problems of the tool files (tools.yaml,
+sources.yaml)."""
 
 from __future__ import annotations
 
 import mimetypes
 import posixpath
 import unicodedata
+from collections.abc import Collection
 
+from skill_studio.core.format.tool_files import check_tool_file
+from skill_studio.core.format.yaml_lines import FileProblem
 from skill_studio.core.library.archive import safe_relative_path
 from skill_studio.core.model import SkillFile
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
+#: Most problems of one file listed under the files tree (the tooltip lists them all).
+MAX_SHOWN_PROBLEMS = 5
 #: Kinds mimetypes does not know everywhere, for files skills often carry.
 _KINDS = {".md": "text/markdown", ".py": "text/x-python", ".sh": "text/x-shellscript",
           ".yaml": "application/yaml", ".yml": "application/yaml", ".json": "application/json",
@@ -76,3 +82,42 @@ def check_path(path: str, existing: list[str], *, replacing: str | None = None) 
         if key.startswith(okey + "/"):
             raise ValueError(f"'{other}' is a file, so it cannot hold '{clean}'")
     return clean
+
+
+def file_problems(f: SkillFile) -> list[FileProblem]:
+    """The problems of a file the studio checks (tools.yaml and sources.yaml beside SKILL.md), by
+    line; [] for any other file."""
+    return check_tool_file(f.path, f.data)
+
+
+class FileChecks:
+    """The problems of a skill's files, each file checked again only when its bytes change."""
+
+    def __init__(self) -> None:
+        self._checked: dict[str, tuple[bytes, list[FileProblem]]] = {}
+
+    def of(self, f: SkillFile) -> list[FileProblem]:
+        """The problems of ``f`` (see ``file_problems``)."""
+        checked = self._checked.get(f.path)
+        if checked is None or checked[0] != f.data:
+            checked = self._checked[f.path] = (f.data, file_problems(f))
+        return checked[1]
+
+    def keep(self, paths: Collection[str]) -> None:
+        """Forget the files that are not among ``paths`` any more."""
+        self._checked = {p: c for p, c in self._checked.items() if p in paths}
+
+
+def problem_lines(problems: list[FileProblem], limit: int | None = None, *, summary: bool = False) -> list[str]:
+    """"line 12: warning: tool 'x' has no description (W012)", one per problem: the first ``limit``
+    of them, then how many more there are; with ``summary``, first '2 problems:' ([] for none)."""
+    if not problems:
+        return []
+    shown = problems if limit is None else problems[:limit]
+    out = [f"{'line ' + str(p.line) if p.line else 'whole file'}: {p.severity.value}: {p.message} ({p.code})"
+           for p in shown]
+    if len(problems) > len(shown):
+        out.append(f"… and {len(problems) - len(shown)} more (hover the file to see them all)")
+    if summary:
+        out.insert(0, f"{len(problems)} problem{'s' if len(problems) != 1 else ''}:")
+    return out

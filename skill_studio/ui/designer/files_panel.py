@@ -26,6 +26,7 @@ from skill_studio.core.library.archive import safe_relative_path
 from skill_studio.core.library.bounded_read import ReadRefused, read_bounded
 from skill_studio.core.model import SkillFile
 from skill_studio.core.runtime.script_run import is_script
+from skill_studio.ui.designer import file_rules
 from skill_studio.ui.designer.file_rules import MAX_FILE_BYTES, check_path, describe, human_size, is_binary, kind_of
 from skill_studio.ui.safe_text import literal, question, warning
 from skill_studio.ui.theme import current_tokens
@@ -45,6 +46,7 @@ class FilesPanel(QWidget):
     def __init__(self, parent: QWidget | None = None, *, read_only: bool = False):
         super().__init__(parent)
         self._files: dict[str, SkillFile] = {}
+        self.checks = file_rules.FileChecks()
         self._read_only = read_only
         # Dialogs, replaceable (tests set these to plain functions).
         self.ask_text = self._ask_text        # (title, label, default) -> str | None
@@ -268,6 +270,8 @@ class FilesPanel(QWidget):
         style = self.style()
         folder_icon = style.standardIcon(QStyle.StandardPixmap.SP_DirIcon)
         file_icon = style.standardIcon(QStyle.StandardPixmap.SP_FileIcon)
+        problem_icon = style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        self.checks.keep(self._files)
         # No wrapper of the model's invisible root item is ever made: Qt deletes that item without
         # telling Python, and a wrapper outliving it (as one kept until a garbage collection does)
         # would be handed back later for whatever object is then at its address.
@@ -295,10 +299,11 @@ class FilesPanel(QWidget):
         for f in sorted(self._files.values(), key=order):
             folder_item(posixpath.dirname(f.path))
             binary = is_binary(f.data)
-            name = QStandardItem(file_icon, posixpath.basename(f.path))
+            problems = self.checks.of(f)
+            name = QStandardItem(problem_icon if problems else file_icon, posixpath.basename(f.path))
             name.setData(f.path, PATH_ROLE)
             name.setData(False, IS_FOLDER_ROLE)
-            name.setToolTip(literal(f"{f.path}\n{describe(f)}"))
+            name.setToolTip(literal("\n".join([f.path, describe(f), *file_rules.problem_lines(problems)])))
             size = QStandardItem(human_size(len(f.data)))
             size.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             kind = QStandardItem(f"{'binary' if binary else 'text'} · {kind_of(f.path, binary)}")
@@ -325,7 +330,8 @@ class FilesPanel(QWidget):
         else:
             f = self._files[sel[0]]
             hint = "" if is_binary(f.data) else " — double-click or Enter to open"
-            self.details.setText(f"{f.path}: {describe(f)}{hint}")
+            found = file_rules.problem_lines(self.checks.of(f), file_rules.MAX_SHOWN_PROBLEMS, summary=True)
+            self.details.setText("\n".join([f"{f.path}: {describe(f)}{hint}", *found]))
         enabled = {"rename_file": sel is not None, "delete_file": sel is not None,
                    "toggle_executable": sel is not None and not sel[1]}
         for key, action in self.actions.items():
