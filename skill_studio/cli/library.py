@@ -46,7 +46,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if errs:
             print(f"Validation failed for {printable(str(path))}:", file=sys.stderr)
             for d in errs:
-                print(f"  - {printable(d.message)}", file=sys.stderr)
+                print(f"  - {_report_text(d.message)}", file=sys.stderr)
         elif single:
             print(f"Valid skill: {printable(str(path))}")
         for d in others if (args.profile != "strict" or args.lints) else []:
@@ -208,3 +208,12 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
 
     s = add("show", "show one skill: fields, scores, files, history", cmd_show)
     s.add_argument("name")
+
+
+def _report_text(message: str) -> str:
+    """A message as the reference prints it: its line breaks and tabs kept (a YAML error quotes
+    the line and points at the column), every other hidden character escaped."""
+    from skill_studio.core.format.names import printable
+
+    return "\n".join("\t".join(printable(p) for p in line.split("\t")) for line in message.split("\n"))
+

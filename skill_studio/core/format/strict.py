@@ -76,8 +76,10 @@ def check_strict(raw: bytes | str, folder_name: str | None) -> tuple[list[Diagno
         data, key_lines, meta_lines = load_strict(fm_text, Where(1, 4))
     except DialectError as e:
         line = None if e.line is None else e.line + 1
+        # The message is the reference's parser's own text; the hint is the studio's advice.
         hint = colon_hint(fm_text, e.line, 1)[0] if e.line is not None and "mapping values" in e.message \
             else None
+        hint = hint or e.hint
         return [err("S003", MSG_INVALID_YAML + e.message, line, hint)], parsed
     if not isinstance(data, dict):
         return [err("S004", MSG_NOT_MAPPING, 2 if close_line > 2 else 1)], parsed

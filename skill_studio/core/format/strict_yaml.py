@@ -5,6 +5,9 @@
 # the dialect here (plain frontmatter takes libyaml's parser, which gives the same
 # events); we compose the node tree ourselves:
 #   * flow collections ([..] / {..}), anchors, aliases and explicit tags are errors;
+#   * every refusal is worded as the reference's parser words it (``reference_text``),
+#     found in the order it finds them (``DialectLoader`` keeps its token queue and
+#     ``_check_mappings`` builds in its order); the studio's advice is the hint;
 #   * every scalar is the string it spells (no null/bool/int/float/date typing),
 #     so `name: 123` is "123", `name:` and `name: ~` are "" and "~";
 #   * keys are compared as strings: duplicate keys are errors (`1` and `'1'` clash);
@@ -26,12 +29,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Protocol, TypeAlias
+from typing import Any
 
 import yaml
 
-from skill_studio.core.format.strict_yaml_reader import DialectLoader
+from skill_studio.core.format.strict_yaml_reader import DialectLoader, Refusal, reference_text
 from skill_studio.core.format.yaml_guard import MAX_DEPTH, MAX_VALUES, disallowed_character
 from skill_studio.core.format.yaml_nesting import first_too_deep
 
@@ -40,110 +42,32 @@ try:  # libyaml's parser, when PyYAML was built with it (only its events are use
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     _CParser = None  # type: ignore[assignment,misc]
 
+from skill_studio.core.format.strict_yaml_data import _check_mappings, _to_data
+from skill_studio.core.format.strict_yaml_tree import (
+    DialectError,
+    Where,
+    _is_merge_key,
+    _Map,
+    _Node,
+    _refused,
+    _Scalar,
+    _Seq,
+    _start,
+)
+
 __all__ = ["DialectError", "Where", "load_strict"]
 
 
-class DialectError(Exception):
-    """Frontmatter the strict dialect refuses; the message says where, as a ``Where`` formats it."""
-
-    def __init__(self, message: str, line: int | None, column: int | None = None):
-        super().__init__(message)
-        self.message = message
-        self.line = line        # 0-based, in the YAML text
-        self.column = column    # 0-based
-
-
-# The composed tree: one class per kind of node. Positions are 0-based, of the
-# node's start in the YAML text.
-@dataclass
-class _Scalar:
-    kind: ClassVar[Literal["scalar"]] = "scalar"
-    line: int
-    column: int
-    value: str
-    plain: bool = False  # a plain (unquoted) scalar
-
-
-@dataclass
-class _Seq:
-    kind: ClassVar[Literal["seq"]] = "seq"
-    line: int
-    column: int
-    items: list[_Node] = field(default_factory=list)
-
-
-@dataclass
-class _Map:
-    kind: ClassVar[Literal["map"]] = "map"
-    line: int
-    column: int
-    pairs: list[tuple[_Node, _Node]] = field(default_factory=list)  # (key, value), in order
-
-
-_Node: TypeAlias = _Scalar | _Seq | _Map
-
-
-def _is_merge_key(key: _Node) -> bool:
-    return isinstance(key, _Scalar) and key.plain and key.value == "<<"
-
-
-class _Mark(Protocol):
-    """A parser position (PyYAML's pure-Python ``Mark`` or libyaml's), as far as it is read here."""
-
-    @property
-    def line(self) -> int: ...
-    @property
-    def column(self) -> int: ...
-    @property
-    def buffer(self) -> str | None: ...  # None from libyaml
-    @property
-    def pointer(self) -> int: ...
-
-
-def _start(event: yaml.Event) -> _Mark:
-    """Where an event starts; both parsers give every event its position."""
-    mark = event.start_mark
-    if mark is None:  # pragma: no cover - the parsers mark every event
-        raise DialectError(f"{type(event).__name__} without a position", None)
-    return mark
-
-
-class Where:
-    """Formats 0-based positions of the YAML text as SKILL.md positions."""
-
-    def __init__(self, first_line: int = 1, first_column: int = 1):
-        self.first_line = first_line      # SKILL.md line of the YAML text's first line
-        self.first_column = first_column  # SKILL.md column of its first character
-
-    def line(self, line0: int) -> int:
-        return self.first_line + line0
-
-    def __call__(self, line0: int, column0: int) -> str:
-        column = column0 + (self.first_column if line0 == 0 else 1)
-        return f"line {self.line(line0)}, column {column}"
-
-
-def _check_event(event: yaml.Event, _where: Where) -> None:
+def _check_event(event: yaml.Event) -> None:
     mark = _start(event)
-    if isinstance(event, yaml.AliasEvent):
-        raise DialectError(f"alias '*{event.anchor}' at {_where(mark.line, mark.column)}: anchors and "
-                           "aliases are not allowed (quote the value to keep it as text)",
-                           mark.line, mark.column)
-    anchor = getattr(event, "anchor", None)
-    if anchor is not None:
-        raise DialectError(f"anchor '&{anchor}' at {_where(mark.line, mark.column)}: anchors are not "
-                           "allowed (quote the value to keep it as text)", mark.line, mark.column)
-    tag = getattr(event, "tag", None)
-    if tag is not None:
-        written = mark.buffer[mark.pointer:].split(None, 1)[0] if mark.buffer else tag
-        raise DialectError(f"explicit tag '{written}' at {_where(mark.line, mark.column)}: tags are not "
-                           "allowed (do not give types in the markup; quote the value to keep it as "
-                           "text)", mark.line, mark.column)
-    if getattr(event, "flow_style", False):
-        kind = "list [...]" if isinstance(event, yaml.SequenceStartEvent) else "mapping {...}"
-        raise DialectError(f"flow-style {kind} at {_where(mark.line, mark.column)} is not allowed "
-                           "(write it in block style, or quote the value to keep it as text)",
-                           mark.line, mark.column)
+    if isinstance(event, yaml.AliasEvent):  # no anchor can be defined, so no alias can be resolved
+        raise _refused(None, None, f"found undefined alias {event.anchor!r}", mark,
+                       "anchors and aliases are not allowed (quote the value to keep it as text)")
+    if getattr(event, "anchor", None) is not None or getattr(event, "tag", None) is not None \
+            or getattr(event, "flow_style", False):
+        # Only the fast path gets here (the exact one refuses these while scanning,
+        # as the reference does): the text is read again exactly, to word the refusal.
+        raise DialectError("an anchor, a tag or a flow collection", mark.line, mark.column)
 
 
 # Text the C parser may read differently from the reference's parser: such
@@ -182,7 +106,7 @@ def _compose_events(get_event: Callable[[], yaml.Event | None], _where: Where) -
         event = get_event()
         if event is None:  # pragma: no cover - reading stops at the stream's end
             raise DialectError("the YAML events ended before the stream's end", None)
-        _check_event(event, _where)
+        _check_event(event)
         return event
 
     next_event()  # StreamStart
@@ -199,11 +123,13 @@ def _compose_events(get_event: Callable[[], yaml.Event | None], _where: Where) -
         node: _Node
         if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             node = stack.pop()[0]
+            node.end = event.end_mark
         elif isinstance(event, yaml.ScalarEvent):
-            node = _Scalar(mark.line, mark.column, event.value, plain=event.style is None)
+            node = _Scalar(mark.line, mark.column, event.value, event.style is None, mark, event.end_mark)
         elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             is_map = isinstance(event, yaml.MappingStartEvent)
-            stack.append((_Map(mark.line, mark.column) if is_map else _Seq(mark.line, mark.column), []))
+            stack.append((_Map(mark.line, mark.column, start=mark) if is_map
+                          else _Seq(mark.line, mark.column, start=mark), []))
             if len(stack) > MAX_DEPTH:
                 raise DialectError(f"nested more than {MAX_DEPTH} levels deep at {_where(mark.line, mark.column)}",
                                    mark.line, mark.column)
@@ -230,9 +156,8 @@ def _compose_events(get_event: Callable[[], yaml.Event | None], _where: Where) -
     next_event()  # DocumentEnd
     event = next_event()
     if not isinstance(event, yaml.StreamEndEvent):
-        mark = _start(event)
-        raise DialectError(f"a second YAML document starts at {_where(mark.line, mark.column)}; "
-                           "the frontmatter must be one document", mark.line, mark.column)
+        raise _refused("expected a single document in the stream", root.start, "but found another document",
+                       _start(event), "the frontmatter must be one YAML document: remove the '...' line")
     return root
 
 
@@ -245,14 +170,10 @@ def _compose_exact(text: str, _where: Where) -> _Node | None:
         return _compose_events(loader.get_event, _where)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
-        problem = e.problem or e.context or "cannot parse"
-        message = problem
-        if e.context and e.problem:
-            message = f"{e.problem} ({e.context})"
-        if mark is not None:
-            message += f" at {_where(mark.line, mark.column)}"
-            raise DialectError(message, mark.line, mark.column) from None
-        raise DialectError(message, None) from None
+        hint = e.explanation if isinstance(e, Refusal) else None
+        raise DialectError(reference_text(e.context, e.context_mark, e.problem, e.problem_mark, e.note),
+                           None if mark is None else mark.line, None if mark is None else mark.column,
+                           hint) from None
     except ValueError:
         # PyYAML's scanner turns a double-quoted \\U escape past U+10FFFF into chr() and fails
         # there: the escape is found again to say where it is, as libyaml does.
@@ -275,116 +196,22 @@ def _compose_exact(text: str, _where: Where) -> _Node | None:
             loader.dispose()
 
 
-def _check_mappings(root: _Node, _where: Where) -> None:
-    """Merge keys, duplicate keys and indentation, mapping by mapping, outermost first."""
-    queue: list[_Node] = [root]
-    while queue:
-        next_level: list[_Node] = []
-        for node in queue:
-            if isinstance(node, _Seq):
-                next_level.extend(node.items)
-                continue
-            if not isinstance(node, _Map):
-                continue
-            merged = False
-            seen: set[str] = set()
-            for key, value in node.pairs:
-                next_level.extend((key, value))
-                if _is_merge_key(key):
-                    if merged:
-                        raise DialectError(f"second merge key '<<' at {_where(key.line, key.column)}",
-                                           key.line, key.column)
-                    merged = True
-                    sources = value.items if isinstance(value, _Seq) else [value]
-                    for src in sources:
-                        if not isinstance(src, _Map):
-                            raise DialectError(
-                                f"the merge key '<<' at {_where(key.line, key.column)} needs a mapping "
-                                f"or a list of mappings, found a {_KIND_NAMES[src.kind]} at "
-                                f"{_where(src.line, src.column)}", src.line, src.column)
-                    continue
-                if not isinstance(key, _Scalar):
-                    raise DialectError(f"a {_KIND_NAMES[key.kind]} cannot be a mapping key "
-                                       f"({_where(key.line, key.column)})", key.line, key.column)
-                if key.value in seen:
-                    raise DialectError(f"duplicate key '{key.value}' at {_where(key.line, key.column)}",
-                                       key.line, key.column)
-                seen.add(key.value)
-            first: _Map | None = None
-            for key, value in node.pairs:
-                if not isinstance(value, _Map) or _is_merge_key(key):
-                    continue
-                if first is None:
-                    first = value
-                elif value.column != first.column:
-                    raise DialectError(
-                        f"the mapping at {_where(value.line, value.column)} is indented differently "
-                        f"from the mapping at {_where(first.line, first.column)}; the values of one "
-                        "mapping must share one indentation",
-                        value.line, value.column)
-        queue = next_level
-
-
-_KIND_NAMES: dict[str, str] = {"scalar": "scalar", "map": "mapping", "seq": "list"}
-
-
-class _TaggedScalar:
-    """A plain '<<' or '=' used as a value: the reference reads these as tagged objects, not text."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        return f"_TaggedScalar({self.text!r})"
-
-
-# The data a tree reads as (before ``_check_mappings`` no key is guaranteed to be text).
-_Data: TypeAlias = "str | _TaggedScalar | list[_Data] | dict[str, _Data]"
-
-
-def _to_data(node: _Node, top: bool = False) -> _Data:
-    if isinstance(node, _Scalar):
-        if node.plain and node.value in ("<<", "="):
-            return _TaggedScalar(node.value)
-        return node.value
-    if isinstance(node, _Seq):
-        return [_to_data(item) for item in node.items]
-    return _map_to_data(node, top)
-
-
-def _map_to_data(node: _Map, top: bool = False) -> dict[str, _Data]:
-    """A mapping's data; merged keys are filled in unless ``top`` (``_check_mappings`` vetted the tree)."""
-    out: dict[str, _Data] = {}
-    merges: list[_Node] = []
-    for key, value in node.pairs:
-        if _is_merge_key(key):
-            merges.extend(value.items if isinstance(value, _Seq) else [value])
-            continue
-        if not isinstance(key, _Scalar):
-            raise DialectError(f"a {_KIND_NAMES[key.kind]} cannot be a mapping key", key.line, key.column)
-        out[key.value] = _to_data(value)
-    if not top:
-        for src in merges:
-            if not isinstance(src, _Map):
-                raise DialectError(f"the merge key '<<' needs a mapping or a list of mappings, found a "
-                                   f"{_KIND_NAMES[src.kind]}", src.line, src.column)
-            for k, v in _map_to_data(src).items():
-                out.setdefault(k, v)
-    return out
-
-
 def load_strict(text: str, where: Where) -> tuple[Any, dict[str, int], dict[str, int]]:
     """Frontmatter data in the strict dialect, with 0-based key lines (top level and metadata).
 
-    Raises _DialectError; its message gives positions as ``where`` formats them.
+    Raises DialectError.
     """
     root = _compose_strict(text, where)
     if root is None or root.kind == "scalar":
         return text, {}, {}
-    _check_mappings(root, where)
+    try:
+        _check_mappings(root)
+    except DialectError:
+        # The fast parser's positions carry no text to quote: read it again exactly.
+        exact = _compose_exact(text, where)
+        if exact is not None:
+            _check_mappings(exact)
+        raise
     if root.kind == "seq":
         return _to_data(root), {}, {}
     lines: dict[str, int] = {}
