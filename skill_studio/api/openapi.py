@@ -18,15 +18,43 @@ _ERRORS = {"400": "Bad JSON, a bad value, or headers that do not say plainly whe
            "500": "An internal error, named", "503": "The store is busy (try again) or damaged"}
 
 
+#: The JSON schema of each shape of a new skill's field (NEW_SKILL_FIELDS); other types are JSON's own.
+_SHAPES: dict[str, dict[str, Any]] = {
+    "text": {"type": "string"},
+    "words": {"type": "array", "items": {"type": "string"}},
+    "steps": {"type": "array", "items": {"oneOf": [{"type": "string"}, {
+        "type": "object", "required": ["action"], "additionalProperties": False,
+        "properties": {"action": {"type": "string"}, "n": {"type": "integer"}}}]}},
+    "map": {"type": "object", "additionalProperties": {"type": "string"}},
+}
+#: What POST /api/skills/export answers: the files, for the client to write.
+EXPORT_ANSWER: dict[str, Any] = {"type": "object", "required": ["name", "version", "folder", "files"],
+                                 "properties": {
+    "name": {"type": "string"}, "version": {"type": "integer"},
+    "folder": {"type": "string", "description": "the folder name to write the files under"},
+    "filename": {"type": "string"}, "skill_md": {"type": "string"},
+    "files": {"type": "array", "items": {"type": "object", "properties": {
+        "path": {"type": "string", "description": "relative to the folder, / between parts; SKILL.md first"},
+        "mode": {"type": "string", "description": "permission bits as octal digits: 755 or 644"},
+        "size": {"type": "integer"}, "executable": {"type": "boolean"},
+        "encoding": {"type": "string", "enum": ["utf-8", "base64"]},
+        "content": {"type": "string", "description": "the bytes: as text, or base64 when not UTF-8"}}}}}}
+#: The data of a success, by operation, where it is worth spelling out.
+_ANSWERS = {"post_export": EXPORT_ANSWER}
+
+
 def openapi_document(server_url: str) -> dict[str, Any]:
     from skill_studio.api.routes import ROUTES
 
     paths: dict[str, dict] = {}
     for r in ROUTES:
-        op: dict[str, Any] = {"summary": r.summary, "operationId": f"{r.method.lower()}_{r.handler.__name__}",
+        operation = f"{r.method.lower()}_{r.handler.__name__}"
+        op: dict[str, Any] = {"summary": r.summary, "operationId": operation,
                               "responses": {"200" if r.method != "POST" or r.path != "/api/skills" else "201": {
-                                  "description": "Success", "content": {"application/json": {"schema": {
-                                      "type": "object"}}}}}}
+                                  "description": "Success", "content": {"application/json": {
+                                      "schema": _ANSWERS.get(operation, {"type": "object"})}}}}}
+        if r.description:
+            op["description"] = r.description
         codes = ["400", "403", "404", "405", "408", "409", "413", "431", "500", "503"] + (["401"] if r.writes else [])
         for code in codes:
             op["responses"][code] = {**_ERROR, "description": _ERRORS[code]}
@@ -37,7 +65,8 @@ def openapi_document(server_url: str) -> dict[str, Any]:
             op["requestBody"] = {"required": any(req for _t, _d, req in r.body.values()), "content": {
                 "application/json": {"schema": {
                     "type": "object",
-                    "properties": {n: {"type": t, "description": d} for n, (t, d, _req) in r.body.items()},
+                    "properties": {n: {**_SHAPES.get(t, {"type": t}), "description": d}
+                                   for n, (t, d, _req) in r.body.items()},
                     "required": [n for n, (_t, _d, req) in r.body.items() if req] or None}}}}
             schema = op["requestBody"]["content"]["application/json"]["schema"]
             if schema["required"] is None:

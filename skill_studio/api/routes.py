@@ -3,6 +3,7 @@ command line use. A handler takes the request and returns (status, JSON data) or
 
 from __future__ import annotations
 
+import base64
 import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -10,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from skill_studio.core.agents.gate import store_verdicts
-from skill_studio.core.agents.skill_json import detail_json, files_json, summary_json
+from skill_studio.core.agents.skill_json import detail_json, summary_json
 from skill_studio.core.model import Lifecycle, Origin
+from skill_studio.core.ops.skills import FIELD_SPELLINGS, NEW_SKILL_FIELDS
 from skill_studio.core.store import Filters, NotFound, Store
 
 
@@ -76,7 +78,21 @@ class Route:
     summary: str
     writes: bool = False
     params: list[tuple[str, str, bool]] = field(default_factory=list)    # (name, description, required)
-    body: dict[str, tuple[str, str, bool]] = field(default_factory=dict)  # name: (type, description, required)
+    # name: (type: a JSON type or a shape of NEW_SKILL_FIELDS, description, required)
+    body: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
+    description: str = ""   # what the OpenAPI description says beside the summary
+
+
+def _keys(req: Request) -> list[str]:
+    return list(dict.fromkeys([*req.query, *req.body]))
+
+
+def _only(req: Request, path: str, allowed: tuple[str, ...], hint: str = "") -> None:
+    """400 naming what the request holds that ``path`` does not take: nothing is ignored unsaid."""
+    unknown = [k for k in _keys(req) if k not in allowed]
+    if unknown:
+        listed = ", ".join(f"'{k}'" for k in unknown)
+        raise ApiError(400, f"{path} does not take {listed}; it takes {', '.join(allowed)}{hint}")
 
 
 def _skill(req: Request, key: str = "name"):
@@ -173,10 +189,21 @@ def bindings(req: Request) -> tuple[int, Any]:
 
 # --- writing -----------------------------------------------------------------------------
 
+#: What POST /api/skills takes beside the fields of a new skill (NEW_SKILL_FIELDS).
+_CREATE_KEYS = ("name", "description", "template", "origin", "skill_md")
+#: What may go with skill_md: the rest is in the text.
+_WITH_SKILL_MD = ("skill_md", "name", "origin")
+
+
 def create(req: Request) -> tuple[int, Any]:
     from skill_studio.core.format import skillmd
     from skill_studio.core.library.folders import build_skill
-    from skill_studio.core.ops.skills import create_skill, create_skill_from
+    from skill_studio.core.ops.skills import create_skill, create_skill_from, fields_problem
+
+    keys = _keys(req)
+    problem = fields_problem(keys, also=_CREATE_KEYS)
+    if problem:
+        raise ApiError(400, problem)
 
     # What arrives over the API was written by a program until a reviewer says otherwise: llm
     # (a candidate at trust tier 1, whose scripts ask before they run) unless told "human".
@@ -186,6 +213,12 @@ def create(req: Request) -> tuple[int, Any]:
     text = req.text("skill_md", required=False)
     note = "created over the local API"
     if text is not None:
+        beside = [k for k in keys if k not in _WITH_SKILL_MD]
+        if beside:
+            listed = ", ".join(f"'{k}'" for k in beside)
+            raise ApiError(400, f"{listed} cannot go with 'skill_md', the whole SKILL.md text: write "
+                                f"{'it' if len(beside) == 1 else 'them'} into the text, or send name and "
+                                "description instead of skill_md")
         try:
             skill = build_skill(text.encode("utf-8"), "", [], origin=Origin(origin), source="request/SKILL.md")
         except (skillmd.SkillParseError, ValueError) as e:
@@ -197,21 +230,27 @@ def create(req: Request) -> tuple[int, Any]:
     else:
         name, description = req.text("name"), req.text("description")
         template = req.text("template", required=False) or "blank"
+        fields = {k: req.arg(k, required=False) for k in keys if k not in _CREATE_KEYS}
         created = create_skill(req.store, name, description, template, origin=Origin(origin), author=req.actor,
-                               note=note)
+                               note=note, fields=fields)
     return 201, _detail(req.store, created.skill)
 
 
 def _move(action: str) -> Callable[[Request], tuple[int, Any]]:
     def handler(req: Request) -> tuple[int, Any]:
         from skill_studio.core.ops.review import move_skill
+        from skill_studio.core.review.lifecycle import move_path
 
+        _only(req, f"/api/skills/{action}", ("name", "reason", "to"))
         skill = _skill(req)
+        to = req.text("to", required=False) or None
         reason = req.text("reason", required=False) or f"{action} over the local API"
-        change = move_skill(req.store, skill.name, action, reason, author=req.actor).change
-        after = change.after[skill.name]
-        return 200, {"name": skill.name, "from": skill.lifecycle.value, "to": after.lifecycle.value,
-                     "trust_tier": int(after.trust_tier), "reason": reason}
+        change = move_skill(req.store, skill.name, action, reason, author=req.actor, to=to).change
+        before, after = change.before[skill.name], change.after[skill.name]
+        assert before is not None and after is not None   # a move never adds or removes a skill
+        through = move_path(skill.name, action, before.lifecycle, after.lifecycle)
+        return 200, {"name": skill.name, "from": before.lifecycle.value, "to": after.lifecycle.value,
+                     "through": [s.value for s in through], "trust_tier": int(after.trust_tier), "reason": reason}
     handler.__name__ = action
     return handler
 
@@ -283,9 +322,23 @@ def load_human(req: Request) -> tuple[int, Any]:
 
 
 def export(req: Request) -> tuple[int, Any]:
+    from skill_studio.core.library.archive import skill_file_mode
+    from skill_studio.core.library.folder_write import skill_files_with_md
+
+    _only(req, "/api/skills/export", ("name",), "; it writes nothing on this machine: it answers with every "
+          "file of the skill's folder, for you to write where you want")
     skill = _skill(req)
-    return 200, {"name": skill.name, "version": skill.version, "filename": skill.md_filename,
-                 "skill_md": skill.skill_md, "files": files_json(skill)}
+    files = []
+    for f in skill_files_with_md(skill):
+        try:
+            content, encoding = f.data.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            content, encoding = base64.b64encode(f.data).decode("ascii"), "base64"
+        mode = skill_file_mode(f.mode)
+        files.append({"path": f.path, "mode": f"{mode:o}", "size": len(f.data), "executable": bool(mode & 0o111),
+                      "encoding": encoding, "content": content})
+    return 200, {"name": skill.name, "version": skill.version, "folder": skill.folder_name or skill.name,
+                 "filename": skill.md_filename, "skill_md": skill.skill_md, "files": files}
 
 
 def delete(req: Request) -> tuple[int, Any]:
@@ -301,6 +354,23 @@ def delete(req: Request) -> tuple[int, Any]:
 
 _NAME = [("name", "the skill's name", True)]
 _REASON = {"name": ("string", "the skill's name", True), "reason": ("string", "why (kept in the audit log)", False)}
+_CREATE_BODY = {
+    "name": ("string", "the new skill's name (without skill_md)", False),
+    "description": ("string", "what it does and when to use it (without skill_md)", False),
+    "template": ("string", "blank (the default), script or reference", False),
+    "skill_md": ("string", "the whole SKILL.md text, instead of name, description, template and the fields "
+                           "below (only name, which must match the text, and origin may go with it)", False),
+    "origin": ("string", "llm (default: a candidate for review) or human", False),
+    **{key: (shape, what, False) for key, (shape, what) in NEW_SKILL_FIELDS.items()},
+}
+_CREATE_TEXT = (
+    "Every field given is written into the new SKILL.md the way the designer writes it (tags, depends_on, "
+    "conflicts_with, trigger_pattern and parent under metadata; steps as a top-level list), so the file and "
+    "the store agree. A key that names no field is refused with 400 naming it, as is state the store keeps "
+    "(lifecycle, trust_tier, version, scores), 'content' with a template other than blank, any field beside "
+    "skill_md, and a field given twice (" + ", ".join(f"{a} is {b}" for a, b in FIELD_SPELLINGS.items()) + ").")
+_MOVE_BODY = {**_REASON, "to": ("string", "the state wanted (promote: verified or released); the skill takes "
+                                          "each allowed step to it, or the move is refused naming why", False)}
 
 ROUTES: list[Route] = [
     Route("GET", "/api/skills", list_skills, "Skills, filtered",
@@ -315,22 +385,26 @@ ROUTES: list[Route] = [
           "maintenance plan (not applied)", params=[("name", "the skill's name", False)]),
     Route("GET", "/api/skills/bindings", bindings, "Bindings with their skill's description, the bus status "
           "and recent events", params=[("events", "how many recent events (default 20)", False)]),
-    Route("POST", "/api/skills", create, "Create a skill from a template, or from SKILL.md text", writes=True,
-          body={"name": ("string", "the new skill's name (with a template)", False),
-                "description": ("string", "what it does and when to use it (with a template)", False),
-                "template": ("string", "blank, script or reference", False),
-                "skill_md": ("string", "the whole SKILL.md text, instead of name and description", False),
-                "origin": ("string", "llm (default: a candidate for review) or human", False)}),
+    Route("POST", "/api/skills", create, "Create a skill from a template and fields, or from SKILL.md text",
+          writes=True, body=_CREATE_BODY, description=_CREATE_TEXT),
     Route("POST", "/api/skills/merge", merge, "Merge a skill into another (the source is archived)", writes=True,
           body={"target": ("string", "the skill that stays", True), "source": ("string", "the skill merged", True),
                 "dry_run": ("boolean", "only say what would happen", False)}),
-    Route("POST", "/api/skills/deprecate", _move("deprecate"), "Deprecate a skill", writes=True, body=_REASON),
-    Route("POST", "/api/skills/promote", _move("promote"), "Promote a skill one step", writes=True, body=_REASON),
+    Route("POST", "/api/skills/deprecate", _move("deprecate"), "Deprecate a skill", writes=True, body=_MOVE_BODY),
+    Route("POST", "/api/skills/promote", _move("promote"), "Promote a skill one step, or to the state asked",
+          writes=True, body=_MOVE_BODY,
+          description="Without 'to', one step: candidate → verified → released, degraded → verified. With "
+                      "'to', each allowed step until the skill is in that state (a candidate to released "
+                      "passes verified), every step audited with the reason; a state already held or not on "
+                      "the way is refused with 409 naming why, an unknown state with 400."),
     Route("POST", "/api/skills/load-human", load_human, "Import a folder of human-written skills (such as "
           f".cortex/skills), at most {MAX_API_IMPORT_SKILLS:,} of them; not the root or a system folder",
           writes=True, body={"path": ("string", "the folder, on this machine", True)}),
-    Route("POST", "/api/skills/export", export, "A skill's SKILL.md text and its file list",
-          body={"name": ("string", "the skill's name", True)}),
+    Route("POST", "/api/skills/export", export, "Every file of a skill's folder, in the answer",
+          body={"name": ("string", "the skill's name", True)},
+          description="Writes nothing on this machine: the answer holds each file of the skill's folder "
+                      "(SKILL.md first) with its path, mode and bytes (UTF-8 text, or base64), for the client "
+                      "to write under 'folder' where it wants. A 'path' or any other key is refused with 400."),
     Route("DELETE", "/api/skills", delete, "Delete a skill (its history stays)", writes=True,
           params=[("name", "the skill's name", True), ("reason", "why (kept in the audit log)", False)]),
 ]

@@ -10,7 +10,10 @@ from pathlib import Path
 from skill_studio.core.agents.prompt import (
     MAX_BLOCK_DESCRIPTION,
     available_skills_block,
+    run_hint,
+    run_hint_problem,
     skill_md_location,
+    with_run_hint,
     with_warning,
 )
 
@@ -25,6 +28,12 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 
     entries: list[tuple[str, str, str]] = []
     cut: list[str] = []     # descriptions over what the block carries
+    mount = args.run_hint
+    if mount is not None and not args.gated:
+        raise CliError("--run-hint goes with --gated (the block for a workspace whose .skills folder holds the "
+                       "gated set); add --gated")
+    if mount is not None and run_hint_problem(mount):
+        raise CliError(f"--run-hint: {run_hint_problem(mount)}")
     store = None
     try:
         names: list[str] = []
@@ -63,7 +72,10 @@ def cmd_prompt(args: argparse.Namespace) -> int:
                     continue
                 if len(s.description) > MAX_BLOCK_DESCRIPTION:
                     cut.append(s.name)
-                entries.append((s.name, with_warning(s.description, warnings.get(s.name)), location))
+                description = with_warning(s.description, warnings.get(s.name))
+                if mount is not None:
+                    description = with_run_hint(description, run_hint(s, mount))
+                entries.append((s.name, description, location))
             if left_out:
                 print(f"skill-studio: left out, no SKILL.md on disk (export or install them): {', '.join(left_out)}",
                       file=sys.stderr)
@@ -239,15 +251,67 @@ def cmd_installed(args: argparse.Namespace) -> int:
 
 
 def cmd_descriptor(args: argparse.Namespace) -> int:
-    from skill_studio.cli.common import emit_json, open_store
-    from skill_studio.core.library import install
+    from skill_studio.cli.common import CliError, emit_json, open_store
+    from skill_studio.core.library import descriptor
+    from skill_studio.core.library.install_manifest import InstallError
 
+    if args.check:
+        return _check_descriptor(args)
+    if not args.root:
+        raise CliError("descriptor needs the skills folder (--root DIR), or a descriptor to check (--check FILE)")
+    rules = [descriptor.ConsumerRule(c["name"], tuple(c["only"]), tuple(c["exclude"])) for c in args.consumers or []]
     store = open_store(args)
     try:
-        emit_json(install.descriptor(store, args.root))
+        data = descriptor.build_descriptor(store, args.root, rules, bundle_root=args.bundle_root)
+    except descriptor.DescriptorError as e:
+        raise CliError(str(e)) from None
+    except InstallError as e:
+        raise CliError(str(e), 1) from None
     finally:
         store.close()
+    emit_json(data)
     return 0
+
+
+def _check_descriptor(args: argparse.Namespace) -> int:
+    from skill_studio.cli.common import CliError, open_store
+    from skill_studio.core.library import descriptor
+
+    if args.root or args.consumers:
+        raise CliError("--check reads the root and the consumers from the file; leave out --root, "
+                       "--consumer, --only and --exclude")
+    try:
+        read = descriptor.read_descriptor(args.check, bundle_root=args.bundle_root)
+    except descriptor.DescriptorError as e:
+        raise CliError(str(e), 1) from None
+    store = open_store(args)
+    try:
+        findings = descriptor.check_descriptor(store, read)
+    finally:
+        store.close()
+    for f in findings:
+        print(f"  {f}")
+    print(f"{args.check}: {len(findings)} problem(s); skills root {read.skills_root}; "
+          f"consumers: {', '.join(read.consumers)}")
+    return 1 if findings else 0
+
+
+class _Consumer(argparse.Action):
+    """``--consumer NAME`` starts a consumer; ``--only``/``--exclude`` add a selector to the one
+    before them (to "default" when none was named yet)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from skill_studio.core.library.descriptor import DEFAULT_CONSUMER
+
+        consumers = getattr(namespace, "consumers", None) or []
+        option = self.option_strings[0]     # as declared, whatever abbreviation was typed
+        if option == "--consumer":
+            consumers.append({"name": values, "only": [], "exclude": []})
+        else:
+            if not consumers:
+                consumers.append({"name": DEFAULT_CONSUMER, "only": [], "exclude": []})
+            consumers[-1][option.lstrip("-")].append(values)
+        namespace.consumers = consumers
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
@@ -270,13 +334,18 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
              cmd_prompt, json_flag=False)
     pr.add_argument("names", nargs="*", metavar="NAME|PATH")
     pr.add_argument("--gated", action="store_true", help="only the skills that pass the gate")
+    pr.add_argument("--run-hint", metavar="DIR", help="with --gated: after each description, how to run the "
+                                                      "skill's scripts from this workspace folder (e.g. .skills: "
+                                                      "bash .skills/NAME/scripts/run.sh)")
     ins = add("install", "install skills into an agent's skill folder (read-only copies; the gated set when "
               "none named)", cmd_install)
     ins.add_argument("names", nargs="*", metavar="NAME")
     ins.add_argument("--to", required=True, metavar="DIR",
                      help="e.g. .claude/skills, .agents/skills, WORKSPACE/.skills")
-    ins.add_argument("--link", action="store_true", help="link to each skill's own folder instead of copying "
-                                                          "(edits through the link change the library)")
+    ins.add_argument("--link", action="store_true",
+                     help="link to the studio's copy of each skill's current version instead of copying: it "
+                          "follows every save (beside the store, in STORE-managed/; the link is relative when "
+                          "both are on one file system)")
     ins.add_argument("--prune", action="store_true",
                      help="remove skills installed there before that are not in the set")
     ins.add_argument("--force", action="store_true", help="also replace or remove installed skills changed by hand")
@@ -289,6 +358,18 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     st.add_argument("folder", metavar="DIR")
     st.add_argument("--update", action="store_true", help="reinstall the stale and missing ones")
     st.add_argument("--force", action="store_true", help="with --update: also those changed by hand")
-    de = add("descriptor", "a JSON descriptor for runtimes: the skills root, enabled and disabled skills",
-             cmd_descriptor, json_flag=False)
-    de.add_argument("--root", required=True, metavar="DIR", help="where the skills are installed")
+    de = add("descriptor", "a JSON descriptor for runtimes: the skills root and, per consumer, the enabled "
+             "and disabled skills (with why); or --check one written before", cmd_descriptor, json_flag=False)
+    de.add_argument("--root", metavar="DIR", help="where the skills are installed")
+    de.add_argument("--bundle-root", metavar="DIR", help="write the root relative to this folder (with --check: "
+                                                         "resolve a relative root against it)")
+    de.add_argument("--consumer", action=_Consumer, dest="consumers", metavar="NAME",
+                    help="a consumer to configure (repeatable; \"default\" when none): the --only and --exclude "
+                         "after it are its rule")
+    de.add_argument("--only", action=_Consumer, dest="consumers", metavar="SKILL|tag:TAG",
+                    help="the consumer takes only the skills matching one of these (repeatable)")
+    de.add_argument("--exclude", action=_Consumer, dest="consumers", metavar="SKILL|tag:TAG",
+                    help="the consumer leaves out the skills matching any of these (repeatable)")
+    de.add_argument("--check", metavar="FILE", help="read a descriptor back and report what no longer holds: "
+                                                    "unknown skills, enabled ones the gate or the folder "
+                                                    "disagrees with now, new ones")

@@ -129,11 +129,15 @@ def test_create_from_a_template_and_from_text(api, seeded_store):
 def test_promote_and_deprecate(api, seeded_store):
     assert seeded_store.get("python-test-writer").lifecycle == Lifecycle.CANDIDATE
     status, data = api.call("POST", "/api/skills/promote", {"name": "python-test-writer", "reason": "reviewed"})
-    assert status == 200 and (data["from"], data["to"]) == ("candidate", "verified")
+    assert status == 200 and (data["from"], data["to"], data["through"]) == ("candidate", "verified", ["verified"])
     assert seeded_store.audit_log("python-test-writer")[0].reason == "reviewed"
     status, data = api.call("POST", "/api/skills/deprecate", {"name": "csv-cleanup"})   # archived already
     assert status == 409 and "allowed from archived: restore" in data["error"]
     assert api.call("POST", "/api/skills/promote", {"name": "changelog-writer"})[0] == 409   # builtin
+    status, data = api.call("POST", "/api/skills/promote", {"name": "python-test-writer", "to": "verified"})
+    assert status == 409 and data["error"].endswith("it is verified already")
+    status, data = api.call("POST", "/api/skills/promote", {"name": "python-test-writer", "to": "released"})
+    assert status == 200 and (data["from"], data["to"]) == ("verified", "released")
     assert api.call("POST", "/api/skills/deprecate", {"name": "nope"})[0] == 404
     status, _ = api.call("POST", "/api/skills/deprecate", {"name": "python-test-writer", "reason": "replaced"})
     assert status == 200 and seeded_store.get("python-test-writer").lifecycle == Lifecycle.DEPRECATED
@@ -167,7 +171,10 @@ def test_load_human(api, seeded_store, tmp_path):
 def test_export(api, seeded_store):
     status, data = api.call("POST", "/api/skills/export", {"name": "pdf-extract"})
     stored = seeded_store.get("pdf-extract")
-    assert status == 200 and data["skill_md"] == stored.skill_md and data["files"][0]["path"] == "tools.yaml"
+    assert status == 200 and data["skill_md"] == stored.skill_md and data["folder"] == "pdf-extract"
+    assert [f["path"] for f in data["files"]] == ["SKILL.md", "tools.yaml"]
+    assert data["files"][0]["content"] == stored.skill_md and data["files"][1]["encoding"] == "utf-8"
+    assert data["files"][1]["content"].encode() == stored.files[0].data
     assert api.call("POST", "/api/skills/export", {"name": "nope"})[0] == 404
 
 
@@ -246,6 +253,11 @@ def test_the_openapi_description_lists_every_endpoint(api):
     for r in ROUTES:
         op = doc["paths"][r.path][r.method.lower()]
         assert ("security" in op) == r.writes and "404" in op["responses"]
+        assert set(op.get("requestBody", {}).get("content", {}).get("application/json", {}).get(
+            "schema", {}).get("properties", {})) == set(r.body)
+    assert "writes nothing" in doc["paths"]["/api/skills/export"]["post"]["description"].lower()
+    assert "to" in doc["paths"]["/api/skills/promote"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"]["properties"]
 
 
 def test_serve_prints_the_token_and_leaves_it_for_the_window(tmp_path):

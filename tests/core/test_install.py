@@ -13,7 +13,8 @@ from conftest import SAMPLES, make
 
 from skill_studio.cli import main
 from skill_studio.core.agents import matching
-from skill_studio.core.library import install
+from skill_studio.core.library import install, install_files
+from skill_studio.core.library.descriptor import build_descriptor
 from skill_studio.core.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,14 +92,17 @@ def test_what_the_studio_did_not_install_is_never_touched(lib, tmp_path):
 
 
 def test_links_on_request_with_the_warning(lib, tmp_path):
+    from skill_studio.core.library.managed import managed_root
+
     target = tmp_path / "skills"
     lib.add(make("no-folder", "Exists only in the store. Use when testing."))
     report = install.install(lib, target, ["pdf-extract", "no-folder"], link=True)
-    assert report.installed == ["pdf-extract"] and report.warnings == [install.LINK_WARNING]
-    assert "no folder on disk" in report.skipped["no-folder"]
+    assert report.installed == ["pdf-extract", "no-folder"] and report.warnings == [install.LINK_WARNING]
     link = target / "pdf-extract"
-    assert link.is_symlink() and link.resolve() == (SAMPLES / "pdf-extract").resolve()
-    assert [(r.name, r.mode, r.state) for r in install.status(lib, target)] == [("pdf-extract", "link", "current")]
+    assert link.is_symlink() and link.resolve() == (managed_root(lib) / "pdf-extract").resolve()
+    assert (link / "SKILL.md").read_bytes() == (SAMPLES / "pdf-extract" / "SKILL.md").read_bytes()
+    assert [(r.name, r.mode, r.state) for r in install.status(lib, target)] == [("no-folder", "link", "current"),
+                                                                                ("pdf-extract", "link", "current")]
     assert install.uninstall(target, ["pdf-extract"]).removed == ["pdf-extract"]
     assert not link.is_symlink() and (SAMPLES / "pdf-extract" / "SKILL.md").is_file()   # the library stays
 
@@ -120,9 +124,9 @@ def test_a_skill_removed_from_the_store_is_reported(lib, tmp_path):
 
 
 def test_descriptor(lib, tmp_path):
-    d = install.descriptor(lib, tmp_path / "skills")
-    assert d["skills_root"] == str((tmp_path / "skills").resolve())
-    default = d["consumers"]["default"]
+    d = build_descriptor(lib, tmp_path / "skills")
+    assert d["custom_skills_root"] == str((tmp_path / "skills").resolve()) and d["bundle_root"] is None
+    default = d["agents_config"]["default"]
     assert default["enabled"] == matching.gated(lib) == ["pdf-extract", "release-notes"]
     assert default["disabled"] == [{"name": "python-test-writer", "reason": "lifecycle is candidate (not exposed)"}]
 
@@ -134,9 +138,10 @@ def test_the_commands(lib, tmp_path, capsys):
     assert main(["--store", store, "installed", target, "--json"]) == 0
     assert [r["state"] for r in json.loads(capsys.readouterr().out)] == ["current", "current"]
     assert main(["--store", store, "install", "--to", target, "--link", "python-test-writer"]) == 0
-    assert "edits made through the link change the library" in capsys.readouterr().err
+    assert "saves that change the library reach agents at once" in capsys.readouterr().err
     assert main(["--store", store, "descriptor", "--root", target]) == 0
-    assert json.loads(capsys.readouterr().out)["consumers"]["default"]["enabled"] == ["pdf-extract", "release-notes"]
+    assert json.loads(capsys.readouterr().out)["agents_config"]["default"]["enabled"] == ["pdf-extract",
+                                                                                          "release-notes"]
     assert main(["--store", store, "uninstall", target, "nope"]) == 1
 
 
@@ -196,13 +201,13 @@ def test_a_folder_put_in_place_of_a_link_is_left_alone(lib, tmp_path):
 
 def test_what_was_installed_before_a_failure_is_recorded(lib, tmp_path, monkeypatch):
     target = tmp_path / "skills"
-    real = install.export_folder
+    real = install_files.export_folder
 
     def failing(skill, dest):
         if skill.name == "release-notes":
             raise OSError("disk full")
         return real(skill, dest)
-    monkeypatch.setattr(install, "export_folder", failing)
+    monkeypatch.setattr(install_files, "export_folder", failing)
     report = install.install(lib, target)
     assert report.installed == ["pdf-extract"] and report.skipped == {"release-notes": "disk full"}
     assert list(install.read_manifest(target)["skills"]) == ["pdf-extract"]
@@ -211,7 +216,7 @@ def test_what_was_installed_before_a_failure_is_recorded(lib, tmp_path, monkeypa
 def test_the_descriptor_describes_the_folder(lib, tmp_path):
     target = tmp_path / "skills"
     install.install(lib, target, ["pdf-extract"])
-    d = install.descriptor(lib, target)["consumers"]["default"]
+    d = build_descriptor(lib, target)["agents_config"]["default"]
     assert d["enabled"] == ["pdf-extract"]
     assert {"name": "release-notes", "reason": "not installed in this folder"} in d["disabled"]
 

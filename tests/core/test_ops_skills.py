@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -15,12 +16,16 @@ from skill_studio.core.model import Lifecycle, Origin, TrustTier
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.ops.review import undo
 from skill_studio.core.ops.skills import (
+    FIELD_SPELLINGS,
+    NEW_SKILL_FIELDS,
+    STORE_KEPT,
     CreateRefused,
     RenameRefused,
     create_problem,
     create_skill,
     delete_skills,
     description_problem,
+    fields_problem,
     new_name_problem,
     restore_version,
     save_skill,
@@ -149,6 +154,81 @@ def test_create_refuses_a_name_taken_a_missing_description_and_an_unknown_templa
 def test_a_skill_created_for_a_program_starts_as_an_untrusted_candidate(store):
     made = create_skill(store, "agent-made", "Made by an agent. Use when testing.", origin=Origin.LLM)
     assert (made.skill.lifecycle, made.skill.trust_tier) == (Lifecycle.CANDIDATE, TrustTier.UNTRUSTED)
+
+
+# A value for each field a new skill may be given, and what the store then holds (attribute, value).
+GIVEN = {
+    "content": ("# Own\n\nMy body.\n", "content", "# Own\n\nMy body.\n"),
+    "steps": (["One", {"action": " Two "}, {"n": 3, "action": "Three"}], "steps",
+              [{"n": 1, "action": "One"}, {"n": 2, "action": "Two"}, {"n": 3, "action": "Three"}]),
+    "tags": (["pdf", "forms"], "tags", ["pdf", "forms"]),
+    "depends_on": (["base-skill"], "depends_on", ["base-skill"]),
+    "conflicts_with": (["rival-skill"], "conflicts_with", ["rival-skill"]),
+    "trigger_pattern": ("on: a form", "trigger_pattern", "on: a form"),
+    "parent_skill_id": ("documents", "parent_skill_id", "documents"),
+    "license": ("MIT", "license", "MIT"),
+    "compatibility": ("Python 3", "compatibility", "Python 3"),
+    "allowed-tools": ("Bash Read", "allowed_tools", "Bash Read"),
+    "metadata": ({"author": "ann"}, "metadata", {"author": "ann"}),
+}
+
+
+def test_every_new_skill_field_has_a_case():
+    assert set(GIVEN) == set(NEW_SKILL_FIELDS) and set(FIELD_SPELLINGS.values()) <= set(NEW_SKILL_FIELDS)
+
+
+@pytest.mark.parametrize("key", sorted(GIVEN))
+def test_create_writes_each_field_into_skill_md_and_the_store_agrees(store, key):
+    value, attr, expected = GIVEN[key]
+    made = create_skill(store, "given", "Does a thing. Use when needed.", fields={key: value}).skill
+    assert getattr(made, attr) == expected == getattr(store.get("given"), attr)
+    assert getattr(to_skill(skillmd.parse_document(made.skill_md), "given"), attr) == expected
+    plain = create_skill(store, "plain", "Does a thing. Use when needed.").skill
+    assert made.skill_md != plain.skill_md and getattr(plain, attr) != expected
+
+
+@pytest.mark.parametrize("alias", sorted(FIELD_SPELLINGS))
+def test_another_spelling_is_the_same_field(store, alias):
+    value, attr, expected = GIVEN[FIELD_SPELLINGS[alias]]
+    made = create_skill(store, "spelt", "Does a thing. Use when needed.", fields={alias: value}).skill
+    assert getattr(made, attr) == expected
+
+
+def test_empty_values_are_fields_not_given(store):
+    empty = create_skill(store, "empty", "Does a thing.", fields={"tags": [], "trigger_pattern": "", "license": None,
+                                                                 "metadata": {}, "steps": []}).skill
+    assert empty.skill_md == create_skill(store, "bare", "Does a thing.").skill.skill_md.replace("bare", "empty")
+
+
+@pytest.mark.parametrize("fields, says", [
+    ({"colour": "red"}, "unknown field 'colour'; a new skill takes content, steps"),
+    ({"name": "other"}, "unknown field 'name'"),
+    *[({key: 1}, "the store keeps this") for key in STORE_KEPT],
+    ({"content": "a", "body": "b"}, "'body' and 'content' are one field"),
+    ({"tags": "a b"}, "'tags' must be a list"),
+    ({"tags": ["a b"]}, "one word per item"),
+    ({"steps": [{"action": ""}]}, "step 1 has no action text"),
+    ({"metadata": {"k": None}}, "map of text keys to text values"),
+    ({"parent_skill_id": "given"}, "names the skill itself"),
+    ({"metadata": {"parent": "p"}, "parent_skill_id": "q"}, "metadata 'parent' is the field given beside it"),
+])
+def test_create_refuses_a_field_it_cannot_apply_and_writes_nothing(store, fields, says):
+    with pytest.raises(CreateRefused, match=f'cannot create "given": .*{re.escape(says)}'):
+        create_skill(store, "given", "Does a thing. Use when needed.", fields=fields)
+    assert "given" not in store
+
+
+def test_content_goes_with_the_blank_template_only(store):
+    with pytest.raises(CreateRefused, match="the script template's files go with its body"):
+        create_skill(store, "given", "Does a thing.", "script", fields={"content": "# Mine"})
+    made = create_skill(store, "given", "Does a thing.", "blank", fields={"content": "# Mine"}).skill
+    assert made.content == "# Mine"
+
+
+def test_fields_problem_takes_the_callers_own_keys():
+    assert fields_problem(["name", "tags"]) is None
+    assert fields_problem(["origin"]).startswith("unknown field 'origin'")
+    assert fields_problem(["origin"], also=["origin"]) is None
 
 
 # --- restore --------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 from conftest import SAMPLES, make
 
 from skill_studio.cli import main
-from skill_studio.core.library import atomic, install, install_manifest
+from skill_studio.core.library import atomic, install, install_files, install_manifest
 from skill_studio.core.library.folder_write import export_archive, export_folder
 from skill_studio.core.library.folders import FolderError
 from skill_studio.core.store import Store
@@ -240,7 +240,7 @@ def test_a_folder_where_the_archive_goes_is_left_alone(lib, tmp_path):
 def test_a_write_the_disk_refuses_is_said_in_words(lib, tmp_path, monkeypatch):
     def full(skill, dest):
         raise OSError(28, "No space left on device", str(Path(dest) / skill.name / "SKILL.md"))
-    monkeypatch.setattr(install, "export_folder", full)
+    monkeypatch.setattr(install_files, "export_folder", full)
     report = install.install(lib, tmp_path / "skills", ["pdf-extract"])
     assert report.skipped["pdf-extract"].endswith("pdf-extract/SKILL.md: No space left on device")
     assert "Errno" not in report.skipped["pdf-extract"]

@@ -194,7 +194,7 @@ def test_the_install_dialog(qtbot, seeded_store, tmp_path):
     dialog.save_path = lambda start: str(saved)
     assert dialog.export_descriptor() == str(saved)
     import json
-    assert json.loads(saved.read_text())["consumers"]["default"]["enabled"] == sorted(two)   # what is there
+    assert json.loads(saved.read_text())["agents_config"]["default"]["enabled"] == sorted(two)   # what is there
     dialog.set_checked([])
     dialog.prune.setChecked(True)
     assert dialog.install_button.isEnabled()

@@ -1,9 +1,16 @@
 """The ``<available_skills>`` prompt block (SKILL-FORMAT.md, byte-identical to the reference's
-``to-prompt``) and where a stored skill's SKILL.md is for an agent."""
+``to-prompt``) and where a stored skill's SKILL.md is for an agent.
+
+On request the gated block also tells agents how to run each skill's scripts from a workspace
+mount of installed skills (``bash .skills/<name>/scripts/run.sh``): a line after the description
+of each skill that has scripts, so an agent whose workspace holds the skills in ``.skills/``
+runs them from there."""
 
 from __future__ import annotations
 
 import html
+import posixpath
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -13,6 +20,10 @@ from skill_studio.core.model import Skill
 #: What of a description the block carries: the format's own limit. A longer one (a lenient
 #: import keeps it) is cut there, so one skill cannot fill every agent's prompt.
 MAX_BLOCK_DESCRIPTION = 1024
+#: How the run hint starts each kind of script, by the end of its name ("" for none).
+RUNNERS = {".sh": "bash", ".bash": "bash", "": "bash", ".py": "python3"}
+#: The most scripts one hint names.
+MAX_HINTED_SCRIPTS = 5
 
 
 class PromptBlock(NamedTuple):
@@ -69,28 +80,75 @@ def with_warning(description: str, warning: str | None) -> str:
     return f"{description} (Warning: {warning})" if warning else description
 
 
-def prompt_for(store, names: Sequence[str], warnings: dict[str, str | None] | None = None) -> PromptBlock:
+def run_hint_problem(mount: str) -> str | None:
+    """Why ``mount`` cannot be the folder a run hint names, or None: it is where the workspace
+    holds the installed skills, as a relative path inside the workspace (``.skills``)."""
+    path = mount.strip().replace("\\", "/")
+    if not path or path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return f"{mount!r} is not a folder inside the workspace; give it relative to the workspace, e.g. .skills"
+    if ".." in path.split("/") or "\0" in path:
+        return f"{mount!r} leaves the workspace (..); give the folder inside it, e.g. .skills"
+    return None
+
+
+def run_hint(skill: Skill, mount: str) -> str | None:
+    """The line telling agents how to run ``skill``'s scripts from the workspace folder ``mount``
+    (``Run its scripts from the workspace: bash .skills/<name>/scripts/run.sh``), or None when it
+    has none the hint knows how to start (RUNNERS). Raises ValueError for a mount that is not a
+    folder inside the workspace (:func:`run_hint_problem`)."""
+    from skill_studio.core.runtime.script_run import scripts
+
+    problem = run_hint_problem(mount)
+    if problem is not None:
+        raise ValueError(f"--run-hint: {problem}")
+    base = posixpath.normpath(mount.strip().replace("\\", "/"))
+    commands = []
+    for path in scripts(skill):
+        runner = RUNNERS.get(posixpath.splitext(path)[1].lower())
+        if runner is not None:
+            commands.append(f"{runner} {shlex.quote(posixpath.join(base, skill.name, path))}")
+    if not commands:
+        return None
+    more = len(commands) - MAX_HINTED_SCRIPTS
+    shown = "; ".join(commands[:MAX_HINTED_SCRIPTS]) + (f" (and {more} more)" if more > 0 else "")
+    return f"Run its scripts from the workspace: {shown}"
+
+
+def with_run_hint(description: str, hint: str | None) -> str:
+    """A block description with the run hint, if any, on a line of its own after it."""
+    return f"{description}\n{hint}" if hint else description
+
+
+def prompt_for(store, names: Sequence[str], warnings: dict[str, str | None] | None = None,
+               run_hint_mount: str | None = None) -> PromptBlock:
     """The block for the named skills that have a SKILL.md on disk, in the order given, each
-    description followed by its warning in ``warnings``; with the names left out because they
-    have none, and those whose description was cut."""
+    description followed by its warning in ``warnings`` and, with ``run_hint_mount``, by the
+    :func:`run_hint` for that workspace folder; with the names left out because they have none,
+    and those whose description was cut. Raises ValueError for a mount outside the workspace."""
     entries, left_out, cut = [], [], []
     warnings = warnings or {}
+    if run_hint_mount is not None and run_hint_problem(run_hint_mount):
+        raise ValueError(f"--run-hint: {run_hint_problem(run_hint_mount)}")
     for name in names:
-        s = store.get(name, with_files=False)
+        s = store.get(name, with_files=run_hint_mount is not None)
         location = skill_md_location(s)
         if location is None:
             left_out.append(s.name)
             continue
         if len(s.description) > MAX_BLOCK_DESCRIPTION:
             cut.append(s.name)
-        entries.append((s.name, with_warning(s.description, warnings.get(s.name)), location))
+        description = with_warning(s.description, warnings.get(s.name))
+        if run_hint_mount is not None:
+            description = with_run_hint(description, run_hint(s, run_hint_mount))
+        entries.append((s.name, description, location))
     return PromptBlock(available_skills_block(entries), left_out, cut)
 
 
-def gated_prompt(store, names: Sequence[str] | None = None) -> PromptBlock:
+def gated_prompt(store, names: Sequence[str] | None = None, run_hint_mount: str | None = None) -> PromptBlock:
     """:func:`prompt_for` the skills the gate lets agents see (of all, or of ``names``), each
-    with the warning it passes with (SPEC §8)."""
+    with the warning it passes with (SPEC §8) and, with ``run_hint_mount``, how to run its
+    scripts from that workspace folder."""
     from skill_studio.core.agents import matching
 
     passed = [e for e in matching.gate(store, list(names) if names is not None else None) if e.passed]
-    return prompt_for(store, [e.name for e in passed], {e.name: e.warning for e in passed})
+    return prompt_for(store, [e.name for e in passed], {e.name: e.warning for e in passed}, run_hint_mount)

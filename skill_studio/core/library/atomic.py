@@ -172,6 +172,28 @@ def swap_in(staged: Path, target: Path) -> None:
     fsync_dir(target.parent)
 
 
+def link_in_place(place: Path, text: str) -> None:
+    """Make ``place`` a symbolic link holding ``text`` in one step: the link is made beside it
+    under a staging name and renamed over it, so a reader finds the old link or the new one,
+    never none. What was at ``place`` may be a link or nothing (a folder must be removed first)."""
+    for _attempt in range(100):
+        made = place.parent / f".{_stem(place.name)}.skill-studio-{secrets.token_hex(6)}.tmp"
+        try:
+            os.symlink(text, made, target_is_directory=True)
+        except FileExistsError:
+            continue
+        break
+    else:
+        raise FileExistsError(errno.EEXIST, "no free name for a new link", str(place.parent))
+    try:
+        os.replace(made, place)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(made)
+        raise
+    fsync_dir(place.parent)
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename in ``folder`` durable (where the system allows it)."""
     try:

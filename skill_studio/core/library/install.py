@@ -2,14 +2,16 @@
 ``<workspace>/.skills/`` or any folder), keeping track of what was installed.
 
 Each skill becomes ``<folder>/<name>/``. By default it is a read-only copy, so an agent cannot
-change the library behind the reviewer's back; on request it is a symbolic link to the skill's
-own folder on disk instead (edits made through the link change that folder, which the studio
-imports from). A manifest in the folder (MANIFEST) records, for each skill the studio
-installed, the version and content hash it came from, how it was installed and the hash of each
-file written, so that:
+change the library behind the reviewer's back; on request it is a symbolic link to the studio's
+managed copy of the skill's current version instead (core.library.managed), which every save
+rewrites: a link follows the library, a copy stays as installed until it is updated. A manifest
+in the folder (MANIFEST) records, for each skill the studio installed, the version and content
+hash it came from, how it was installed, the hash of each file and, for a link, what it holds,
+so that:
 
-- an installed copy whose skill has changed in the store since is reported stale, and one whose
-  files were changed on disk is reported modified;
+- what an agent finds there (the files on disk, through the link for a link) is compared with
+  the store's current version: the same is current, a version the store has moved on from is
+  stale, and a copy whose files were changed on disk is modified;
 - updating or removing touches only what the studio installed: other folders there are never
   written or deleted.
 
@@ -22,13 +24,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from skill_studio.core.health import scores
-from skill_studio.core.library.atomic import file_in_the_way
-from skill_studio.core.library.folder_write import export_folder, skill_files_with_md
-from skill_studio.core.library.install_files import describe_os_error, file_hash, listing, read_only, remove, writable
+from skill_studio.core.library import managed
+from skill_studio.core.library.atomic import file_in_the_way, link_in_place
+from skill_studio.core.library.install_files import (
+    describe_os_error,
+    files_of,
+    held_files,
+    listing,
+    remove,
+    write_copy,
+)
 from skill_studio.core.library.install_manifest import (
     COPY,
     LINK,
@@ -42,8 +51,9 @@ from skill_studio.core.library.install_manifest import (
 )
 from skill_studio.core.store import NotFound, Store
 
-LINK_WARNING = ("a linked skill is the library's own folder: edits made through the link change the library "
-                "(the studio re-imports them), and the gate cannot take it back from the agent")
+LINK_WARNING = ("a linked skill follows the library: saves that change the library reach agents at once, "
+                "before anyone reviews them (the link points at a read-only copy the studio rewrites on each "
+                "save), and the gate cannot take it back from the agent")
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,7 @@ class Installed:
 
     name: str
     mode: str                  # COPY or LINK
-    version: int               # the version installed
+    version: int               # the version it holds (the store's when current, else the one installed)
     current_version: int | None   # the store's now (None: no longer in the store)
     state: str                 # one of INSTALL_STATES
     detail: str = ""
@@ -74,15 +84,6 @@ def _place(target: Path, name: str) -> Path:
     if problem or place.parent != target:
         raise InstallError(f'"{name}" {problem or "is not a folder name"}')
     return place
-
-
-def _source_folder(skill) -> Path | None:
-    """The skill's own folder on disk (where its SKILL.md was imported from), or None."""
-    if skill.source_path and "!" not in skill.source_path:
-        md = Path(skill.source_path)
-        if md.is_file():
-            return md.resolve().parent
-    return None
 
 
 def install(store: Store, folder: str | os.PathLike, names: Iterable[str] | None = None, *, link: bool = False,
@@ -134,18 +135,15 @@ def _install(store: Store, target: Path, wanted: list[str], *, link: bool, prune
                 continue
             try:
                 place = _place(target, skill.name)
-                done = _install_one(skill, place, entries.get(skill.name), mode, force)
+                done, wrote = _install_one(store, skill, place, entries.get(skill.name), mode, force)
             except (InstallError, ValueError) as e:   # FolderError is a ValueError
                 report.skipped[name] = str(e)
                 continue
             except OSError as e:
                 report.skipped[name] = describe_os_error(e)
                 continue
-            if done is None:
-                report.unchanged.append(skill.name)
-            else:
-                entries[skill.name] = done
-                report.installed.append(skill.name)
+            entries[skill.name] = done
+            (report.installed if wrote else report.unchanged).append(skill.name)
         if prune:
             keep = set(wanted)
             for name in sorted(set(entries) - keep):
@@ -166,38 +164,45 @@ def _install(store: Store, target: Path, wanted: list[str], *, link: bool, prune
     return report
 
 
-def _install_one(skill, place: Path, known: dict | None, mode: str, force: bool) -> dict | None:
-    """Install one skill at ``place``; returns its manifest entry, or None when it was current.
-    Raises InstallError when something there is not the studio's to replace."""
+def _install_one(store: Store, skill, place: Path, known: dict | None, mode: str,
+                 force: bool) -> tuple[dict, bool]:
+    """Install one skill at ``place``; returns its manifest entry and whether anything was
+    written (False: it was current). Raises InstallError when something there is not the
+    studio's to replace."""
     if known is None and (place.exists() or place.is_symlink()):
         what = "a folder" if place.is_dir() and not place.is_symlink() else "a file or link"
         raise InstallError(f"{place} exists ({what}) and was not installed by Skill Studio; not replacing it "
                            "(move it away to install this skill here)")
+    current = files_of(skill)
     if known is not None:
-        state = _state(place, known)
-        if known.get("mode") == mode and known.get("content_hash") == skill.content_hash and state == "current":
-            return None
+        state = _state(place, known, current)
+        as_before = mode == COPY and known.get("mode") == COPY and known.get("content_hash") == skill.content_hash
+        if as_before and state == "current":
+            return _entry(skill, mode, current, known.get("installed_at")), False
         if state in CHANGED_BY_HAND and not force:
             raise InstallError(f"{place} was changed after it was installed ({_detail(place, known, state)}); "
                                "not replacing it without force")
     if mode == LINK:
-        source = _source_folder(skill)
-        if source is None:
-            raise InstallError("it has no folder on disk to link to (export it, or install a copy)")
-        if place.exists() or place.is_symlink():
+        folder, files, refreshed = managed.provide(store, skill.name)
+        text = managed.link_text(place, folder)
+        if known is not None and known.get("mode") == LINK and known.get("target") == text and \
+                place.is_symlink() and os.readlink(place) == text:
+            return _entry(skill, mode, files, known.get("installed_at"), text), refreshed
+        if place.exists() and not place.is_symlink():   # a copy the studio made (forced, or copy to link)
             remove(place)
-        os.symlink(source, place, target_is_directory=True)
-        files = {}
-    else:
-        if place.is_symlink() or (place.exists() and not place.is_dir()):   # (forced: the entry is ours)
-            remove(place)
-        elif place.is_dir():
-            writable(place)   # the old copy is swapped out and deleted
-        written = export_folder(replace(skill, folder_name=skill.name), place.parent)
-        files = {f.path: file_hash(f.data) for f in skill_files_with_md(skill)}
-        read_only(written)
-    return {"version": skill.version, "content_hash": skill.content_hash, "mode": mode,
-            "installed_at": scores.format_time(scores.utcnow()), "files": files}
+        link_in_place(place, text)
+        return _entry(skill, mode, files, None, text), True
+    write_copy(skill, place)   # what is there is the studio's (or forced)
+    return _entry(skill, mode, current), True
+
+
+def _entry(skill, mode: str, files: dict[str, str], installed_at: str | None = None,
+           target: str | None = None) -> dict:
+    entry = {"version": skill.version, "content_hash": skill.content_hash, "mode": mode,
+             "installed_at": installed_at or scores.format_time(scores.utcnow()), "files": files}
+    if target is not None:
+        entry["target"] = target   # what the link holds, as written
+    return entry
 
 
 def _removal_refused(place: Path, entry: dict, force: bool) -> str | None:
@@ -250,39 +255,60 @@ def _uninstall(target: Path, names: Iterable[str], *, force: bool) -> InstallRep
     return report
 
 
-#: What an installed skill's folder can be, each with its colour role: as installed and the store's
-#: version; an older version; edited or replaced by hand; gone; or its skill gone from the store.
+#: What an installed skill's folder can be, each with its colour role: what the store holds now; an
+#: older version; edited or replaced by hand; gone; or its skill gone from the store.
 INSTALL_STATES: dict[str, str] = {"current": "success", "stale": "attention", "modified": "attention",
                                   "replaced": "attention", "missing": "danger", "removed from store": "danger"}
 CHANGED_BY_HAND = ("modified", "replaced")
 
 
-def _state(place: Path, entry: dict) -> str:
-    """current, missing, modified (files changed, added or removed), or replaced (something
-    else put where the studio's copy or link was)."""
+def _held(place: Path, entry: dict) -> str | dict[str, str]:
+    """What is at ``place``: "missing", "replaced" (not what the studio put there), or the hash
+    of each file an agent finds there (through the link, for a link)."""
     if entry.get("mode") == LINK:
-        if place.is_symlink():
-            return "current" if place.resolve().is_dir() else "missing"
-        return "replaced" if place.exists() else "missing"
-    if place.is_symlink() or (place.exists() and not place.is_dir()):
-        return "replaced"
-    if not place.exists():
-        return "missing"
-    recorded = entry.get("files") or {}
-    found = listing(place)
-    if set(found) != set(recorded):
-        return "modified"
-    for path, digest in recorded.items():
+        if not place.is_symlink():
+            return "replaced" if place.exists() else "missing"
         try:
-            if file_hash(found[path].read_bytes()) != digest:
-                return "modified"
+            if entry.get("target") is not None and os.readlink(place) != entry["target"]:
+                return "replaced"
         except OSError:
-            return "modified"
-    return "current"
+            return "missing"
+        if not place.is_dir():
+            return "missing"
+    elif place.is_symlink() or (place.exists() and not place.is_dir()):
+        return "replaced"
+    elif not place.exists():
+        return "missing"
+    try:
+        return held_files(place)
+    except OSError:   # a file that cannot be read is not the one installed
+        return {"": ""}
+
+
+def _state(place: Path, entry: dict, current: dict[str, str] | None = None) -> str:
+    """What an agent finds at ``place`` next to ``current`` (the hash of each file of the store's
+    version; None to ask only whether it was changed by hand): current; stale (an older version,
+    or a link of an earlier kind that does not follow saves); modified (a copy's files changed,
+    added or removed since it was installed); replaced (something else put in its place); or
+    missing."""
+    found = _held(place, entry)
+    if isinstance(found, str):
+        return found
+    if entry.get("mode") == LINK:   # the studio's own copy behind it: never changed by hand
+        if current is None or (found == current and entry.get("target") is not None):
+            return "current"
+        return "stale"
+    if current is not None and found == current:
+        return "current"
+    if found != (entry.get("files") or {}):
+        return "modified"
+    return "current" if current is None else "stale"
 
 
 def _detail(place: Path, entry: dict, state: str) -> str:
     if state == "replaced":
+        if entry.get("mode") == LINK and place.is_symlink():
+            return f"the link now points at {os.readlink(place)}, not at the studio's copy"
         return "something else is in its place"
     if state == "modified":
         recorded = set(entry.get("files") or {})
@@ -293,33 +319,44 @@ def _detail(place: Path, entry: dict, state: str) -> str:
         if recorded - found:
             parts.append("files removed: " + ", ".join(sorted(recorded - found)[:3]))
         return "; ".join(parts) or "files changed"
+    if state == "missing":
+        return "its folder is gone" if entry["mode"] == COPY else "its link is gone or points nowhere"
     return ""
 
 
+def _stale_detail(place: Path, entry: dict, version: int) -> str:
+    if entry["mode"] == COPY:
+        return f"v{entry['version']} installed, v{version} in the store"
+    if entry.get("target") is None:
+        return (f"an earlier link to {os.readlink(place)}, which does not follow saves; update it to link to "
+                f"the studio's copy of v{version}")
+    if _held(place, entry) == entry.get("files"):
+        return f"the linked copy holds v{entry['version']}, v{version} in the store; update it"
+    return f"the linked copy holds other files than v{version} in the store; update it"
+
+
 def status(store: Store, folder: str | os.PathLike) -> list[Installed]:
-    """Every skill the studio installed in ``folder``, by name, with its state: current, stale
-    (the store has a newer version), modified or replaced (changed by hand since), missing, or
-    removed from store."""
+    """Every skill the studio installed in ``folder``, by name, with its state: what an agent
+    finds there (the files on disk, through the link for a link) next to the store's current
+    version: current, stale (another version), modified or replaced (changed by hand since),
+    missing, or removed from store. The version shown is the store's for a current one, else
+    the one installed."""
     target = Path(folder)
     entries = read_manifest(target)["skills"]
     out = []
     for name in sorted(entries):
         entry = entries[name]
         try:
-            skill = store.get(name, with_files=False)
+            skill = store.get(name)
         except NotFound:
             out.append(Installed(name, entry["mode"], entry["version"], None, "removed from store",
                                  "the store has no skill of this name any more"))
             continue
         place = target / name
-        state = _state(place, entry)
-        detail = _detail(place, entry, state)
-        if state == "current" and entry["content_hash"] != skill.content_hash:
-            state = "stale"
-            detail = f"v{entry['version']} installed, v{skill.version} in the store"
-        elif state == "missing":
-            detail = "its folder is gone" if entry["mode"] == COPY else "its link is gone or points nowhere"
-        out.append(Installed(name, entry["mode"], entry["version"], skill.version, state, detail))
+        state = _state(place, entry, files_of(skill))
+        detail = _stale_detail(place, entry, skill.version) if state == "stale" else _detail(place, entry, state)
+        version = skill.version if state == "current" else entry["version"]
+        out.append(Installed(name, entry["mode"], version, skill.version, state, detail))
     return out
 
 
@@ -335,23 +372,5 @@ def update(store: Store, folder: str | os.PathLike, *, force: bool = False) -> l
     return status(store, folder)
 
 
-def descriptor(store: Store, root: str | os.PathLike) -> dict:
-    """A runtime descriptor of a skills folder: its path and, for the default consumer, the
-    enabled skills (installed there and passing the gate) and the disabled ones, each with why
-    (kept out by the gate, or not installed there). A folder the studio has not installed into
-    describes the gated set."""
-    from skill_studio.core.agents import matching
-
-    target = Path(root)
-    entries = matching.gate(store)
-    installed = set(read_manifest(target)["skills"]) if target.is_dir() else set()
-    if not installed:
-        installed = {e.name for e in entries if e.passed}
-    enabled = sorted(e.name for e in entries if e.passed and e.name in installed)
-    disabled = [{"name": e.name, "reason": e.reason or "not installed in this folder"}
-                for e in entries if e.name not in enabled]
-    return {"skills_root": str(target.resolve()), "consumers": {"default": {"enabled": enabled, "disabled": disabled}}}
-
-
 __all__ = ["COPY", "InstallError", "InstallReport", "Installed", "LINK", "LINK_WARNING", "LOCK", "MANIFEST",
-           "descriptor", "folder_name_problem", "install", "read_manifest", "status", "uninstall", "update"]
+           "folder_name_problem", "install", "read_manifest", "status", "uninstall", "update"]

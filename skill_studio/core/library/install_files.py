@@ -1,5 +1,5 @@
-"""The files of installed skills: read-only copies made writable again to be replaced or
-removed, listings and hashes (see core.library.install)."""
+"""The files of installed skills: read-only copies written whole, made writable again to be
+replaced or removed, listings and hashes (see core.library.install and core.library.managed)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import hashlib
 import os
 import shutil
 import stat
+from dataclasses import replace
 from pathlib import Path
+
+from skill_studio.core.library.folder_write import export_folder, skill_files_with_md
 
 
 def file_hash(data: bytes) -> str:
@@ -52,6 +55,30 @@ def listing(place: Path) -> dict[str, Path]:
             p = Path(root) / f
             out[str(p.relative_to(place))] = p
     return out
+
+
+def files_of(skill) -> dict[str, str]:
+    """The hash of each file of the skill as it is installed (SKILL.md included), by its path."""
+    return {f.path: file_hash(f.data) for f in skill_files_with_md(skill)}
+
+
+def write_copy(skill, place: Path) -> Path:
+    """Write ``skill`` as a read-only copy at ``place``, built whole beside it and swapped in for
+    what the studio had there (an older copy, a link or a file; the caller has made sure it is
+    the studio's). Returns the folder. Raises FolderError or OSError as export_folder does."""
+    if place.is_symlink() or (place.exists() and not place.is_dir()):
+        remove(place)
+    elif place.is_dir():
+        writable(place)   # the old copy is swapped out and deleted
+    written = export_folder(replace(skill, folder_name=place.name), place.parent)
+    read_only(written)
+    return written
+
+
+def held_files(place: Path) -> dict[str, str]:
+    """The hash of each file the folder at ``place`` holds (through a link at ``place``), by its
+    path inside it: what an agent reading it finds. Raises OSError when one cannot be read."""
+    return {path: file_hash(p.read_bytes()) for path, p in listing(place).items()}
 
 
 def describe_os_error(e: OSError) -> str:

@@ -144,6 +144,9 @@ def sync(store: Store, folder: str | os.PathLike | None = None) -> list[SyncRepo
             reports.append(_Sync(store, key, links[key]).run())
     finally:   # what was done is recorded, even when something failed on the way
         store.set_setting(SETTING, links)
+        from skill_studio.core.library.managed import refresh  # links installed elsewhere follow
+
+        refresh(store, {name for r in reports for name in (*r.imported, *(x.split(" → ")[-1] for x in r.renamed))})
     return reports
 
 

@@ -32,7 +32,12 @@ def import_skills(store: Store, paths: Iterable[str | os.PathLike], *, origin: O
     """Import skill folders, trees of them and archives (see :func:`import_paths` for the rules)."""
     report = import_paths(store, paths, origin=origin, author=author, progress=progress,
                           merge_similar=merge_similar)
-    return Imported(report, import_changes(report))
+    changes = import_changes(report)
+    if changes.skills:
+        from skill_studio.core.library.managed import refresh
+
+        refresh(store, changes.skills)
+    return Imported(report, changes)
 
 
 def import_changes(report: ImportReport) -> ChangeSet:

@@ -42,9 +42,10 @@ def _joined(changes: list[Change], label: str) -> Change:
 
 
 def move_skill(store: Store, name: str, action: str, reason: str, *, author: str | None = None,
-               by_health: bool = False) -> Outcome:
-    """Move one skill through its lifecycle (SPEC §2); raises what :func:`lifecycle.move` raises."""
-    return outcome(lifecycle.move(store, name, action, reason, author=author, by_health=by_health))
+               by_health: bool = False, to: str | None = None) -> Outcome:
+    """Move one skill through its lifecycle (SPEC §2): one step, or with ``to`` each step of the
+    move until the skill is ``to`` (one undo); raises what :func:`lifecycle.move` raises."""
+    return outcome(lifecycle.move(store, name, action, reason, author=author, by_health=by_health, to=to))
 
 
 def move_skills(store: Store, names: Iterable[str], action: str, reason: str, *,
@@ -90,19 +91,28 @@ def merge_skills(store: Store, target: str, source: str, *, author: str | None =
     the source archived; the source's new files too when ``with_files`` (by default only from a
     source trusted at least as much as the target). Raises StoreError (itself, a builtin
     source), ReadOnlySkill, NotFound."""
-    return outcome(merging.merge(store, target, source, author=author, with_files=with_files))
+    return _followed(store, outcome(merging.merge(store, target, source, author=author, with_files=with_files)))
 
 
 def undo(stack: UndoStack, *, author: str | None = None) -> Outcome:
     """Put back what the stack's last operation changed; IndexError when there is none."""
     change = stack.undo(author=author)
-    return _reversed(change, f"Undo: {change.label}")
+    return _followed(stack.store, _reversed(change, f"Undo: {change.label}"))
 
 
 def redo(stack: UndoStack, *, author: str | None = None) -> Outcome:
     """Do again what was last undone; IndexError when there is none."""
     change = stack.redo(author=author)
-    return outcome(change)
+    return _followed(stack.store, outcome(change))
+
+
+def _followed(store: Store, done: Outcome) -> Outcome:
+    """``done``, after the copies installed links point at caught up with what it changed."""
+    if done.changes.skills:
+        from skill_studio.core.library.managed import refresh
+
+        refresh(store, done.changes.skills)
+    return done
 
 
 def _reversed(change: Change, label: str) -> Outcome:

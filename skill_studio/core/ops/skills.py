@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
-from skill_studio.core.format.strict import MAX_DESCRIPTION_LENGTH
-from skill_studio.core.format.templates import TEMPLATES, name_problem, new_skill
+from skill_studio.core.format import skillmd
+from skill_studio.core.format.fields import LIST_FIELDS, metadata_key, set_studio_field
+from skill_studio.core.format.frontmatter import compose, set_field
+from skill_studio.core.format.strict import MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH
+from skill_studio.core.format.templates import TEMPLATES, name_problem, new_skill_md, template_files
+from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin, Skill
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.ops.review import Outcome, outcome
 from skill_studio.core.review import lifecycle
 from skill_studio.core.store import AlreadyExists, Store, StoreError
 
-__all__ = ["CreateRefused", "RenameRefused", "Saved", "create_problem", "create_skill", "create_skill_from",
-           "delete_skills", "description_problem", "new_name_problem", "restore_version", "save_skill"]
+__all__ = ["NEW_SKILL_FIELDS", "CreateRefused", "RenameRefused", "Saved", "create_problem", "create_skill",
+           "create_skill_from", "delete_skills", "description_problem", "fields_problem", "new_name_problem",
+           "restore_version", "save_skill"]
 
 
 @dataclass(frozen=True)
@@ -70,14 +76,23 @@ def create_problem(store: Store, name: str, description: str, template: str = "b
 
 
 def create_skill(store: Store, name: str, description: str, template: str = "blank", *,
-                 origin: Origin = Origin.HUMAN, author: str | None = None, note: str | None = None) -> Saved:
-    """Add a new skill from a template, checked by :func:`create_problem`.
+                 origin: Origin = Origin.HUMAN, author: str | None = None, note: str | None = None,
+                 fields: Mapping[str, Any] | None = None) -> Saved:
+    """Add a new skill from a template, checked by :func:`create_problem`, with ``fields`` (keys
+    of :data:`NEW_SKILL_FIELDS`, or their other spellings) written into its SKILL.md the way the
+    designer writes them, so the file and the store agree (None or an empty value: not given).
 
-    Raises AlreadyExists for a name taken, CreateRefused for any other refusal (nothing written).
+    Raises AlreadyExists for a name taken, CreateRefused for any other refusal (nothing written):
+    a key that names no field, state the store keeps, a field given twice, a value of the wrong
+    shape, ``content`` with a template other than blank, a skill that needs itself.
     The lifecycle and trust tier are those a new skill of ``origin`` starts with.
     """
     _refuse(store, name, create_problem(store, name, description, template))
-    skill = new_skill(name, description.strip(), template)
+    given = _checked_fields(name, template, fields or {})
+    text = _new_skill_text(name, description.strip(), template, given)
+    skill = build_skill(text.encode("utf-8"), name, template_files(template)[1], origin=Origin.HUMAN,
+                        source=f"new:{name}")
+    skill.source_path = None
     note = note or f"created from the {TEMPLATES[template].label.lower()} template"
     return _add(store, skill, origin, author, note)
 
@@ -106,6 +121,150 @@ def _add(store: Store, skill: Skill, origin: Origin, author: str | None, note: s
     return Saved(stored, ChangeSet.of(added=[stored.name], label=f"Create {stored.name}"))
 
 
+# --- a new skill's fields -------------------------------------------------------------------
+
+#: What a new skill may be given beside its name, description and template (SPEC §1 and the
+#: frontmatter of SKILL-FORMAT.md): key -> (the shape of its value, what it is).
+NEW_SKILL_FIELDS: dict[str, tuple[str, str]] = {
+    "content": ("text", "the Markdown body, instead of the blank template's"),
+    "steps": ("steps", 'ordered steps, each a text or {"action": text}; written as a top-level steps: list'),
+    "tags": ("words", "tags, one word each"),
+    "depends_on": ("words", "the names of the skills it needs"),
+    "conflicts_with": ("words", "the names of the skills it cannot be used with"),
+    "trigger_pattern": ("text", "when to suggest it"),
+    "parent_skill_id": ("text", "its parent skill's name"),
+    "license": ("text", "a short licence name, or the name of a bundled licence file"),
+    "compatibility": ("text", f"what it needs of the environment, at most {MAX_COMPATIBILITY_LENGTH} characters"),
+    "allowed-tools": ("text", "space-separated tool names"),
+    "metadata": ("map", "string keys to string values"),
+}
+#: Other spellings of a field.
+FIELD_SPELLINGS = {"body": "content", "allowed_tools": "allowed-tools", "parent": "parent_skill_id"}
+#: A skill's review state, scores and bookkeeping: the store keeps them, a new skill is never given them.
+STORE_KEPT = ("lifecycle", "trust_tier", "version", "success_rate", "utility_score", "freshness", "last_used_at",
+              "created_at", "updated_at", "use_count", "success_count", "failure_count", "lifecycle_reason",
+              "pinned", "content_hash", "source_path")
+_STUDIO_KEYS = ("tags", "depends_on", "conflicts_with", "trigger_pattern", "parent_skill_id")
+_NAMES = ("depends_on", "conflicts_with", "parent_skill_id")
+
+
+def _listed(keys: Iterable[str]) -> str:
+    return ", ".join(f"'{k}'" for k in keys)
+
+
+def fields_problem(keys: Iterable[str], *, also: Iterable[str] = ("name", "description", "template")) -> str | None:
+    """Why a new skill cannot be given ``keys``, or None: keys that name no field (the message lists
+    those there are, ``also`` first: the caller's own keys), state the store keeps, a field given
+    under two spellings."""
+    keys, also = list(keys), list(also)
+    kept = [k for k in keys if k in STORE_KEPT]
+    if kept:
+        return (f"{_listed(kept)}: the store keeps {'this' if len(kept) == 1 else 'these'}, a new skill is not "
+                "given them (it starts as its origin says; promote, set trust or pin it afterwards)")
+    unknown = [k for k in keys if k not in NEW_SKILL_FIELDS and k not in FIELD_SPELLINGS and k not in also]
+    if unknown:
+        return (f"unknown field{'s' if len(unknown) > 1 else ''} {_listed(unknown)}; a new skill takes "
+                f"{', '.join([*also, *NEW_SKILL_FIELDS])}")
+    for other, field_name in FIELD_SPELLINGS.items():
+        if other in keys and field_name in keys:
+            return f"'{other}' and '{field_name}' are one field: give one of them"
+    return None
+
+
+def _checked_fields(name: str, template: str, given: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` under the fields' own keys without empty values, each checked (CreateRefused)."""
+    _refuse_if(name, fields_problem(given, also=()))
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        key = FIELD_SPELLINGS.get(key, key)
+        if value is None:
+            continue
+        try:
+            value = _checked_value(key, NEW_SKILL_FIELDS[key][0], value)
+        except CreateRefused as e:
+            _refuse_if(name, str(e))
+        if value or (key == "content" and value == ""):
+            out[key] = value
+    if "content" in out and template != "blank":
+        _refuse_if(name, f"'content' replaces the template's body, and the {template} template's files go "
+                         "with its body: give content with the blank template, or leave content out")
+    meta = out.get("metadata", {})
+    clash = [metadata_key(k) for k in _STUDIO_KEYS if k in out and metadata_key(k) in meta]
+    if clash:
+        _refuse_if(name, f"metadata {_listed(clash)} is the field given beside it: give it once")
+    for key in _NAMES:
+        if name in (out.get(key, []) if key in LIST_FIELDS else [str(out.get(key, "")).strip()]):
+            _refuse_if(name, f"'{key}' names the skill itself")
+    both = sorted(set(out.get("depends_on", ())) & set(out.get("conflicts_with", ())))
+    if both:
+        _refuse_if(name, f"{_listed(both)} is in both depends_on and conflicts_with")
+    return out
+
+
+def _checked_value(key: str, shape: str, value: Any) -> Any:
+    where = f"'{key}'"
+    if shape == "text":
+        if not isinstance(value, str):
+            raise CreateRefused(f"{where} must be text, not {type(value).__name__}")
+        if key == "compatibility" and len(value) > MAX_COMPATIBILITY_LENGTH:
+            raise CreateRefused(f"{where} has at most {MAX_COMPATIBILITY_LENGTH} characters (this one has "
+                                f"{len(value)})")
+        if key == "parent_skill_id" and value.strip() and len(value.split()) > 1:
+            raise CreateRefused(f"{where} is one skill's name, without spaces: {value!r}")
+        return value
+    if shape == "map":
+        if not isinstance(value, dict) or not all(isinstance(k, str) and k and isinstance(v, str)
+                                                  for k, v in value.items()):
+            raise CreateRefused(f"{where} must be a map of text keys to text values")
+        return dict(value)
+    if not isinstance(value, list):
+        raise CreateRefused(f"{where} must be a list, not {type(value).__name__}")
+    if shape == "words":
+        for item in value:
+            if not isinstance(item, str) or not item.strip() or any(c.isspace() or c == "," for c in item.strip()):
+                raise CreateRefused(f"{where} holds one word per item, without spaces or commas: {item!r}")
+        return list(dict.fromkeys(item.strip() for item in value))
+    return [_step(i, item) for i, item in enumerate(value, 1)]
+
+
+def _step(n: int, item: Any) -> str:
+    """A step's action: a text, or {"action": text} (with "n" its place, if given)."""
+    action = item
+    if isinstance(item, dict):
+        extra = sorted(set(item) - {"n", "action"})
+        if extra or item.get("n", n) != n or isinstance(item.get("n"), bool):
+            raise CreateRefused(f"step {n} must be a text or {{\"action\": text}} (\"n\", if given, is its place, "
+                                f"{n}): {item!r}")
+        action = item.get("action")
+    if not isinstance(action, str) or not action.strip():
+        raise CreateRefused(f"step {n} has no action text: {item!r}")
+    return action.strip()
+
+
+def _new_skill_text(name: str, description: str, template: str, fields: dict[str, Any]) -> str:
+    """The new skill's SKILL.md: the template's (or the given body), then each field set as the
+    designer's form and steps editor set it."""
+    if "content" in fields:
+        text = compose({"name": name, "description": description}, fields["content"])
+    else:
+        text = new_skill_md(name, description, template)
+    where = f"new:{name}/SKILL.md"
+    for key in ("license", "compatibility", "allowed-tools", "metadata"):
+        if key in fields:
+            text = set_field(skillmd.parse_document(text, where), key, fields[key])
+    for key in _STUDIO_KEYS:
+        if key in fields:
+            text = set_studio_field(skillmd.parse_document(text, where), key, fields[key])
+    if "steps" in fields:
+        text = set_field(skillmd.parse_document(text, where), "steps", fields["steps"])
+    return text
+
+
+def _refuse_if(name: str, problem: str | None) -> None:
+    if problem is not None:
+        raise CreateRefused(f'cannot create "{name}": {problem}')
+
+
 # --- save, restore --------------------------------------------------------------------------
 
 def save_skill(store: Store, name: str, skill: Skill, expected_version: int, *, author: str | None = None,
@@ -128,7 +287,7 @@ def save_skill(store: Store, name: str, skill: Skill, expected_version: int, *, 
         if skill.folder_name in (None, name):
             skill = replace(skill, folder_name=skill.name)
     saved = store.update(name, skill, expected_version, author=author, note=note)
-    return Saved(saved, _saved_changes(name, saved, expected_version, f"Save {name}"))
+    return Saved(saved, follow_links(store, _saved_changes(name, saved, expected_version, f"Save {name}")))
 
 
 def restore_version(store: Store, name: str, version: int, expected_version: int, *,
@@ -136,7 +295,19 @@ def restore_version(store: Store, name: str, version: int, expected_version: int
     """Make version ``version`` of ``name`` current again, as a new version (never a rename).
     Raises NotFound, VersionConflict, ReadOnlySkill."""
     restored = store.restore(name, version, expected_version, author=author)
-    return Saved(restored, _saved_changes(name, restored, expected_version, f"Restore {name} to version {version}"))
+    return Saved(restored, follow_links(store, _saved_changes(name, restored, expected_version,
+                                                               f"Restore {name} to version {version}")))
+
+
+def follow_links(store: Store, changes: ChangeSet) -> ChangeSet:
+    """After a write: bring the studio's copies that installed links point at in step with the
+    skills ``changes`` names (core.library.managed). The write stands even when a copy cannot be
+    written; ``installed`` then shows those links stale."""
+    if changes.skills:
+        from skill_studio.core.library.managed import refresh
+
+        refresh(store, changes.skills)
+    return changes
 
 
 def _saved_changes(name: str, saved: Skill, expected_version: int, label: str) -> ChangeSet:
@@ -175,4 +346,6 @@ def delete_skills(store: Store, names: Iterable[str], *, reason: str = "", autho
     change = lifecycle.Change(label)
     for c in done:
         change.add(c)
-    return outcome(change, refused)
+    done_outcome = outcome(change, refused)
+    follow_links(store, done_outcome.changes)
+    return done_outcome

@@ -63,6 +63,22 @@ class MoveRefused(StoreError):
         self.name, self.action, self.state, self.allowed = name, action, state, allowed
 
 
+class TargetRefused(StoreError):
+    """A state asked of a move that repeating the move cannot reach from the skill's state (SPEC §2)."""
+
+    def __init__(self, name: str, action: str, state: Lifecycle, to: Lifecycle, reach: list[Lifecycle]):
+        if to == state:
+            why = f"it is {state.value} already"
+        else:
+            way = " → ".join(s.value for s in [state, *reach])
+            why = f"it is {state.value}, and {action} takes it {way} only"
+            other = next((a for a, table in MOVES.items() if table.get(state) == to), None)
+            if other is not None:
+                why += f"; to make it {to.value}, {other} it"
+        super().__init__(f'Cannot {action} "{name}" to {to.value}: {why}')
+        self.name, self.action, self.state, self.to, self.reach = name, action, state, to, reach
+
+
 class PinnedSkill(StoreError):
     def __init__(self, name: str):
         super().__init__(f'"{name}" is pinned: health checks never move it (unpin it first)')
@@ -98,6 +114,31 @@ def allowed_moves(state: Lifecycle | str) -> list[str]:
     return [action for action, table in MOVES.items() if state in table]
 
 
+def move_path(name: str, action: str, state: Lifecycle | str, to: Lifecycle | str) -> list[Lifecycle]:
+    """The states that repeating ``action`` takes a skill through from ``state`` until it is ``to``,
+    ``to`` last: promoting a candidate to released passes [verified, released], each step one that
+    SPEC §2 allows. Raises ValueError for an unknown action or state, MoveRefused when ``action``
+    is not allowed from ``state`` at all, TargetRefused when ``to`` is not on its way."""
+    if action not in MOVES:
+        raise ValueError(f"unknown move {action!r}; expected one of {', '.join(MOVES)}")
+    state = Lifecycle(state)
+    try:
+        target = Lifecycle(to)
+    except ValueError:
+        raise ValueError(f"unknown lifecycle state {to!r}; expected one of {', '.join(s.value for s in L)}") \
+            from None
+    path: list[Lifecycle] = []
+    step = MOVES[action].get(state)
+    while target != state and step is not None and step not in path and step != state:
+        path.append(step)
+        if step == target:
+            return path
+        step = MOVES[action].get(step)
+    if not path and target != state:
+        raise MoveRefused(name, action, state, allowed_moves(state))
+    raise TargetRefused(name, action, state, target, path)
+
+
 def _reason(reason: str, what: str) -> str:
     reason = (reason or "").strip()
     if not reason:
@@ -113,12 +154,14 @@ def _snapshot(store: Store, name: str) -> Skill | None:
 
 
 def move(store: Store, name: str, action: str, reason: str, *, author: str | None = None,
-         by_health: bool = False) -> Change:
+         by_health: bool = False, to: Lifecycle | str | None = None) -> Change:
     """Move a skill through its lifecycle (SPEC §2), with a reason, in one audited transaction.
 
-    Raises MoveRefused (naming the allowed moves), ReadOnlySkill for builtin skills,
-    PinnedSkill when ``by_health`` and the skill is pinned, NotFound, ValueError
-    (unknown action, empty reason).
+    One step, or with ``to`` the steps of :func:`move_path` until the skill is ``to``, each
+    audited with the reason (one change: one undo).
+    Raises MoveRefused (naming the allowed moves), TargetRefused (a ``to`` not on the move's way),
+    ReadOnlySkill for builtin skills, PinnedSkill when ``by_health`` and the skill is pinned,
+    NotFound, ValueError (unknown action or state, empty reason).
     """
     if action not in MOVES:
         raise ValueError(f"unknown move {action!r}; expected one of {', '.join(MOVES)}")
@@ -129,15 +172,23 @@ def move(store: Store, name: str, action: str, reason: str, *, author: str | Non
             raise ReadOnlySkill(name)
         if by_health and before.pinned:
             raise PinnedSkill(name)
-        target = MOVES[action].get(before.lifecycle)
-        if target is None:
-            raise MoveRefused(name, action, before.lifecycle, allowed_moves(before.lifecycle))
-        changes: dict = {"lifecycle": target, "lifecycle_reason": reason}
-        if action == "promote" and before.origin == Origin.LLM and before.trust_tier == TrustTier.UNTRUSTED \
-                and before.lifecycle == L.CANDIDATE:
-            changes["trust_tier"] = TrustTier.PROVISIONAL  # reviewed once
-        store.set_state(name, author=author, reason=reason, action=action, **changes)
-        return Change(f"{action.capitalize()} {name}", {name: before}, {name: store.get(name)})
+        if to is not None:
+            targets = move_path(name, action, before.lifecycle, to)
+        else:
+            step = MOVES[action].get(before.lifecycle)
+            if step is None:
+                raise MoveRefused(name, action, before.lifecycle, allowed_moves(before.lifecycle))
+            targets = [step]
+        now = before
+        for target in targets:
+            changes: dict = {"lifecycle": target, "lifecycle_reason": reason}
+            if action == "promote" and now.origin == Origin.LLM and now.trust_tier == TrustTier.UNTRUSTED \
+                    and now.lifecycle == L.CANDIDATE:
+                changes["trust_tier"] = TrustTier.PROVISIONAL  # reviewed once
+            store.set_state(name, author=author, reason=reason, action=action, **changes)
+            now = store.get(name)
+        label = f"{action.capitalize()} {name}" + (f" to {targets[-1].value}" if len(targets) > 1 else "")
+        return Change(label, {name: before}, {name: now})
 
 
 def set_trust(store: Store, name: str, tier: int, reason: str = "", *, author: str | None = None) -> Change:

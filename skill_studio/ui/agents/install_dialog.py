@@ -4,8 +4,6 @@ modified) and update it."""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
@@ -35,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from skill_studio.core.agents import matching
 from skill_studio.core.library import install
+from skill_studio.core.library.descriptor import build_descriptor, save_descriptor
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens, role_text
 
@@ -64,7 +63,10 @@ class InstallDialog(QDialog):
         where.addWidget(browse)
 
         self.copy = QRadioButton("Copy, read-only (an agent cannot change the library)")
-        self.link = QRadioButton("Link to each skill's own folder")
+        self.link = QRadioButton("Link, following every save (to the studio's read-only copy of each skill)")
+        self.link.setToolTip("The link points at a copy of the skill's current version that the studio keeps "
+                             "beside the store and rewrites on each save; it is relative when both are on one "
+                             "file system, so a folder holding both can be moved or mounted elsewhere")
         self.copy.setChecked(True)
         self._mode = QButtonGroup(self)
         for b in (self.copy, self.link):
@@ -264,13 +266,9 @@ class InstallDialog(QDialog):
         path = self.save_path(str(Path(target) / "skills-descriptor.json"))
         if not path:
             return None
-        data = json.dumps(install.descriptor(self.store, target), ensure_ascii=False, indent=2) + "\n"
         try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(path).with_name(f".{Path(path).name}.tmp")
-            tmp.write_text(data, encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError as e:
+            save_descriptor(build_descriptor(self.store, target), path)
+        except (install.InstallError, OSError) as e:
             self._say(f"The descriptor was not saved: {e}", "danger")
             return None
         self._say(f"Saved the descriptor to {path}.", "success")
