@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skill_studio.api import sources
 from skill_studio.core.agents.gate import store_verdicts
 from skill_studio.core.agents.skill_json import detail_json, summary_json
 from skill_studio.core.model import Lifecycle, Origin
@@ -271,31 +272,6 @@ def merge(req: Request) -> tuple[int, Any]:
                  "source_lifecycle": change.after[source.name].lifecycle.value}
 
 
-#: Most skills one import over the API may bring; a larger library is imported in parts, or from
-#: the command line or the window, where a person sees it happen.
-MAX_API_IMPORT_SKILLS = 2000
-# The kernel's views of the running system: never a library, nor anything inside them.
-_PSEUDO_FOLDERS = ("/proc", "/sys", "/dev", "/run")
-# The system's own folders: too large to walk, and never a library themselves.
-_SYSTEM_FOLDERS = ("/usr", "/etc", "/var", "/boot", "/bin", "/sbin")
-
-
-def _system_source(path: Path) -> str | None:
-    """Why ``path`` (absolute) cannot be the source of an import over the API, or None: the file
-    system's root, a pseudo file system or anything in one, or one of the system's folders."""
-    real = Path(os.path.realpath(path))
-    for where in dict.fromkeys((path, real)):
-        if where.parent == where:
-            return "is the root of the file system"
-        parts = where.parts
-        top = "/" + parts[1] if len(parts) > 1 else ""
-        if top in _PSEUDO_FOLDERS:
-            return f"is in {top}, a view of the running system, not a folder of skills"
-        if len(parts) == 2 and (top in _SYSTEM_FOLDERS or parts[1].startswith("lib")):
-            return "is a folder of the system itself"
-    return None
-
-
 def load_human(req: Request) -> tuple[int, Any]:
     from skill_studio.core.library.folders import discover, has_skill_md
     from skill_studio.core.ops.library import import_skills
@@ -303,16 +279,17 @@ def load_human(req: Request) -> tuple[int, Any]:
     path = Path(os.path.expanduser(req.text("path")))
     if not path.is_absolute():
         raise ApiError(400, f"'path' must be absolute (the server's working folder means nothing to you): {path}")
-    refusal = _system_source(path)
+    refusal = sources.system_source(path)
     if refusal:
         raise ApiError(400, f"{path} {refusal}; give the folder that holds the skills, such as ~/.cortex/skills")
     if not path.is_dir():
         raise ApiError(400, f"{path}: no such folder")
     found = 1 if has_skill_md(path) else len(discover(path))   # counted before anything is written
-    if found > MAX_API_IMPORT_SKILLS:
+    limit = sources.MAX_API_IMPORT_SKILLS
+    if found > limit:
         raise ApiError(400, f"{path} holds {found:,} skills; one import over the API brings at most "
-                            f"{MAX_API_IMPORT_SKILLS:,}: nothing was imported. Give a folder with fewer, or "
-                            "import it with skill-studio import", found=found, limit=MAX_API_IMPORT_SKILLS)
+                            f"{limit:,}: nothing was imported. Give a folder with fewer, or "
+                            "import it with skill-studio import", found=found, limit=limit)
     report = import_skills(req.store, [path], origin=Origin.HUMAN, author=req.actor).report
     entries = [asdict(e) for e in report.entries]
     if not any(e.status != "skipped" for e in report.entries):
@@ -398,7 +375,7 @@ ROUTES: list[Route] = [
                       "passes verified), every step audited with the reason; a state already held or not on "
                       "the way is refused with 409 naming why, an unknown state with 400."),
     Route("POST", "/api/skills/load-human", load_human, "Import a folder of human-written skills (such as "
-          f".cortex/skills), at most {MAX_API_IMPORT_SKILLS:,} of them; not the root or a system folder",
+          f".cortex/skills), at most {sources.MAX_API_IMPORT_SKILLS:,} of them; not the root or a system folder",
           writes=True, body={"path": ("string", "the folder, on this machine", True)}),
     Route("POST", "/api/skills/export", export, "Every file of a skill's folder, in the answer",
           body={"name": ("string", "the skill's name", True)},

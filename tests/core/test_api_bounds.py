@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from api_serving import serving
 
-from skill_studio.api import routes
+from skill_studio.api import routes, sources
 from skill_studio.api.server import ApiServer
 from skill_studio.core.format.json_nesting import MAX_JSON_DEPTH, json_too_deep
 
@@ -105,7 +105,7 @@ def skill_folders(root, count: int) -> None:
 
 
 def test_an_import_of_more_skills_than_the_cap_writes_nothing(api, seeded_store, tmp_path, monkeypatch):
-    monkeypatch.setattr(routes, "MAX_API_IMPORT_SKILLS", 3)
+    monkeypatch.setattr(sources, "MAX_API_IMPORT_SKILLS", 3)
     skill_folders(tmp_path / "many", 4)
     before = len(seeded_store)
     status, data = post(api, "/api/skills/load-human", json.dumps({"path": str(tmp_path / "many")}).encode())
@@ -117,7 +117,7 @@ def test_an_import_of_more_skills_than_the_cap_writes_nothing(api, seeded_store,
 
 
 def test_an_import_up_to_the_cap_is_done(api, seeded_store, tmp_path, monkeypatch):
-    monkeypatch.setattr(routes, "MAX_API_IMPORT_SKILLS", 3)
+    monkeypatch.setattr(sources, "MAX_API_IMPORT_SKILLS", 3)
     skill_folders(tmp_path / "few", 3)
     status, data = post(api, "/api/skills/load-human", json.dumps({"path": str(tmp_path / "few")}).encode())
     assert status == 200 and [e["status"] for e in data["entries"]] == ["imported"] * 3
@@ -125,6 +125,6 @@ def test_an_import_up_to_the_cap_is_done(api, seeded_store, tmp_path, monkeypatc
 
 
 def test_the_cap_is_two_thousand_and_the_description_says_so():
-    assert routes.MAX_API_IMPORT_SKILLS == 2000
+    assert sources.MAX_API_IMPORT_SKILLS == 2000
     route = next(r for r in routes.ROUTES if r.path == "/api/skills/load-human")
     assert "at most 2,000" in route.summary
