@@ -159,6 +159,22 @@ def store(tmp_path):
 
 
 @pytest.fixture
+def agents_library(tmp_path, capsys):
+    """release-notes and pdf-extract (which pass the gate) and python-test-writer (a candidate the
+    gate keeps out), imported the way a user imports them."""
+    from skill_studio.cli import main
+    from skill_studio.core.store import Store
+
+    path = tmp_path / "s.db"
+    for name in ("release-notes", "pdf-extract", "python-test-writer"):
+        assert main(["--store", str(path), "import", str(SAMPLES / name)]) == 0
+    capsys.readouterr()
+    with Store(path) as store:
+        store.set_state("python-test-writer", lifecycle="candidate")
+        yield store
+
+
+@pytest.fixture
 def seeded_store(tmp_path):
     """A store seeded with the sample skills (every origin, lifecycle state and trust tier)."""
     from skill_studio.core.library.samples import seed

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SAMPLES, make
+from conftest import make
 
 from skill_studio.cli import main
 from skill_studio.core.library.descriptor import (
@@ -19,22 +19,15 @@ from skill_studio.core.library.descriptor import (
     save_descriptor,
 )
 from skill_studio.core.library.install_manifest import write_manifest
-from skill_studio.core.store import Store
 
 CANDIDATE = "lifecycle is candidate (not exposed)"
 
 
 @pytest.fixture
-def lib(tmp_path, capsys):
+def lib(agents_library):
     """pdf-extract (tags pdf, documents …) and release-notes (release, writing …) pass the gate;
     python-test-writer is a candidate the gate keeps out."""
-    path = tmp_path / "s.db"
-    for name in ("release-notes", "pdf-extract", "python-test-writer"):
-        assert main(["--store", str(path), "import", str(SAMPLES / name)]) == 0
-    capsys.readouterr()
-    with Store(path) as s:
-        s.set_state("python-test-writer", lifecycle="candidate")
-        yield s
+    return agents_library
 
 
 def put(lib, root, names):
