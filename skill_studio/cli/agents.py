@@ -10,10 +10,8 @@ from pathlib import Path
 from skill_studio.core.agents.prompt import (
     MAX_BLOCK_DESCRIPTION,
     available_skills_block,
-    run_hint,
+    block_entry,
     run_hint_problem,
-    skill_md_location,
-    with_run_hint,
     with_warning,
 )
 
@@ -63,8 +61,8 @@ def cmd_prompt(args: argparse.Namespace) -> int:
             left_out = []
             for name in wanted:
                 s = get_skill(store, name)
-                location = skill_md_location(s)
-                if location is None:
+                entry = block_entry(s, warnings.get(s.name), mount)
+                if entry is None:
                     if names and not args.gated:
                         raise CliError(f'"{s.name}" has no SKILL.md on disk; export it first '
                                        f"(skill-studio export {s.name} --to DIR) and name that folder", 1)
@@ -72,10 +70,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
                     continue
                 if len(s.description) > MAX_BLOCK_DESCRIPTION:
                     cut.append(s.name)
-                description = with_warning(s.description, warnings.get(s.name))
-                if mount is not None:
-                    description = with_run_hint(description, run_hint(s, mount))
-                entries.append((s.name, description, location))
+                entries.append(entry)
             if left_out:
                 print(f"skill-studio: left out, no SKILL.md on disk (export or install them): {', '.join(left_out)}",
                       file=sys.stderr)

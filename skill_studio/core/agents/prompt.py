@@ -131,17 +131,28 @@ def prompt_for(store, names: Sequence[str], warnings: dict[str, str | None] | No
         raise ValueError(f"--run-hint: {run_hint_problem(run_hint_mount)}")
     for name in names:
         s = store.get(name, with_files=run_hint_mount is not None)
-        location = skill_md_location(s)
-        if location is None:
+        entry = block_entry(s, warnings.get(s.name), run_hint_mount)
+        if entry is None:
             left_out.append(s.name)
             continue
         if len(s.description) > MAX_BLOCK_DESCRIPTION:
             cut.append(s.name)
-        description = with_warning(s.description, warnings.get(s.name))
-        if run_hint_mount is not None:
-            description = with_run_hint(description, run_hint(s, run_hint_mount))
-        entries.append((s.name, description, location))
+        entries.append(entry)
     return PromptBlock(available_skills_block(entries), left_out, cut)
+
+
+def block_entry(s: Skill, warning: str | None = None,
+                run_hint_mount: str | None = None) -> tuple[str, str, str] | None:
+    """(name, description as the block carries it, SKILL.md location) of a stored skill, or None
+    when it has no SKILL.md on disk: the description cut to MAX_BLOCK_DESCRIPTION, followed by
+    the gate's ``warning`` and, with ``run_hint_mount``, how to run its scripts from there."""
+    location = skill_md_location(s)
+    if location is None:
+        return None
+    description = with_warning(s.description, warning)
+    if run_hint_mount is not None:
+        description = with_run_hint(description, run_hint(s, run_hint_mount))
+    return s.name, description, location
 
 
 def gated_prompt(store, names: Sequence[str] | None = None, run_hint_mount: str | None = None) -> PromptBlock:
