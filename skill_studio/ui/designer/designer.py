@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from skill_studio.core.model import SkillFile
 from skill_studio.core.ops.changes import ChangeSet
@@ -26,6 +25,7 @@ from skill_studio.ui.designer.run_panel import RunPanel
 from skill_studio.ui.designer.saving import Outcome, Saver
 from skill_studio.ui.designer.session import EditSession, body_of
 from skill_studio.ui.designer.steps_editor import StepsEditor
+from skill_studio.ui.designer.toolbar import DesignerToolbar
 from skill_studio.ui.safe_text import question, warning
 from skill_studio.ui.theme import current_tokens
 
@@ -121,9 +121,7 @@ class DesignerWidget(QWidget):
         self.banner.setStyleSheet(f"background: {t.notice_back}; color: {t.notice_text}; padding: 6px;"
                                   " border-radius: 4px;")
         self.banner.hide()
-        self.toolbar = QToolBar(self)
-        self.toolbar.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        self._build_actions()
+        self.toolbar = DesignerToolbar(self)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -134,52 +132,6 @@ class DesignerWidget(QWidget):
 
         self._draft_timer = QTimer(self, singleShot=True, interval=DRAFT_INTERVAL_MS)
         self._form_timer = QTimer(self, singleShot=True, interval=FORM_DELAY_MS)
-
-    def _action(self, text: str, slot, shortcut=None, tip: str = "", checkable: bool = False) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
-            self.addAction(action)
-        action.setToolTip(tip or text.replace("&", ""))
-        action.setCheckable(checkable)
-        action.triggered.connect(slot)
-        return action
-
-    def _build_actions(self) -> None:
-        a = self._action
-        # Ctrl+S is the window's File ▸ Save, which saves the designer in front.
-        self.save_action = a("&Save", self.save, None, "Save a new version (Ctrl+S)")
-        self.preview_action = a("&Preview", self._preview_toggled, "Ctrl+Shift+P", "Show or hide the preview",
-                                checkable=True)
-        self.preview_action.setChecked(True)
-        self.preview_only_action = a("Preview &full width", self._preview_full_toggled, None,
-                                     "Show only the preview", checkable=True)
-        self.side_action = a("&Details", self._side_toggled, None, "Show or hide the metadata, files and history",
-                             checkable=True)
-        self.side_action.setChecked(True)
-        self.validate_action = a("Chec&k now", self._validate_now, "F7", "Validate the text now")
-        # Undo and redo keep their keys in the editor (Ctrl+Z, Ctrl+Shift+Z); these are for the mouse.
-        self.undo_action = a("&Undo", self.editor.undo, None, "Undo (Ctrl+Z)")
-        self.redo_action = a("&Redo", self.editor.redo, None, "Redo (Ctrl+Shift+Z)")
-        self.undo_action.setEnabled(False)
-        self.redo_action.setEnabled(False)
-        self.editor.undoAvailable.connect(self.undo_action.setEnabled)
-        self.editor.redoAvailable.connect(self.redo_action.setEnabled)
-        self.toolbar.addAction(self.save_action)
-        self.toolbar.addSeparator()
-        for action in (self.undo_action, self.redo_action):
-            self.toolbar.addAction(action)
-        self.toolbar.addSeparator()
-        for action in (self.editor.find_action, self.editor.replace_action, self.editor.wrap_action,
-                       self.editor.zoom_out_action, self.editor.zoom_in_action):
-            self.toolbar.addAction(action)
-        self.toolbar.addSeparator()
-        for action in (self.preview_action, self.preview_only_action, self.side_action):
-            self.toolbar.addAction(action)
-        if self.session.read_only:
-            self.save_action.setEnabled(False)
-            self.editor.replace_action.setEnabled(False)  # the store refuses it anyway: don't offer it
 
     def _connect(self) -> None:
         self.editor.textChanged.connect(self._text_changed)
@@ -344,24 +296,6 @@ class DesignerWidget(QWidget):
     def _diagnostics(self, diags: list) -> None:
         self.problems.set_diagnostics(diags)
         self.editor.set_diagnostics([(d.line, d.severity.value, d.message) for d in diags if d.line])
-
-    # --- preview and panels ---------------------------------------------------------
-
-    def _preview_toggled(self, on: bool) -> None:
-        self.preview.setVisible(on)
-        if not on and self.preview_only_action.isChecked():
-            self.preview_only_action.setChecked(False)
-            self.splitter.widget(0).show()
-
-    def _preview_full_toggled(self, on: bool) -> None:
-        self.splitter.widget(0).setVisible(not on)
-        self.side.setVisible(not on and self.side_action.isChecked())
-        if on:
-            self.preview_action.setChecked(True)
-            self.preview.show()
-
-    def _side_toggled(self, on: bool) -> None:
-        self.side.setVisible(on)
 
     # --- saving -------------------------------------------------------------------
 
