@@ -14,18 +14,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.model import Lifecycle
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Filters
 from skill_studio.ui.library.card_delegate import CardDelegate
+from skill_studio.ui.library.empty_state import empty_state_html
 from skill_studio.ui.library.filter_bar import FilterBar
 from skill_studio.ui.library.models import COLUMNS, NAME_ROLE, SkillListModel, row_runs
 
 VIEW_MODES = ("cards", "list")
-
-EMPTY_STORE = ("No skills yet. Import skill folders or .skill/.zip files (File ▸ Import, or drop them "
-               "here), or create a new skill (File ▸ New skill).")
-
 
 class BrowserWidget(QWidget):
     """Browses the skills of a :class:`SkillListModel` as cards or as a sortable table.
@@ -320,28 +316,10 @@ class BrowserWidget(QWidget):
         if self._model.rowCount() > 0:
             self.empty_label.hide()
             return
-        if len(self._model.store) == 0:
-            self.empty_label.setText(_escape(EMPTY_STORE))
-        else:
-            self.empty_label.setText(
-                f"No skills match {_escape(self._describe_filters())}.<br><br>"
-                "<a href=\"clear\">Clear the filters</a> to see every skill.")
+        self.empty_label.setText(empty_state_html(len(self._model.store) == 0, self.filters()))
         self._place_empty_label()
         self.empty_label.show()
         self.empty_label.raise_()
-
-    def _describe_filters(self) -> str:
-        flt = self.filters()
-        if flt.text and not (flt.lifecycle or flt.origin or flt.tag):
-            return f"“{flt.text}”"
-        parts = [f"“{flt.text}”"] if flt.text else []
-        if flt.lifecycle:
-            parts.append(Lifecycle(flt.lifecycle).label.lower())
-        if flt.origin:
-            parts.append(f"origin {flt.origin}")
-        if flt.tag:
-            parts.append(f"tag {flt.tag}")
-        return "the filters (" + ", ".join(parts) + ")" if parts else "the filters"
 
     def _link_activated(self, link: str) -> None:
         if link == "clear":
@@ -400,6 +378,3 @@ class BrowserWidget(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(1000, 700)
 
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
