@@ -4,46 +4,26 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QEvent, QMimeData, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QMimeData, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
     QFont,
     QFontDatabase,
     QKeySequence,
-    QPainter,
     QTextCharFormat,
     QTextCursor,
     QTextFormat,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
+from skill_studio.ui.designer.gutter import DOT_WIDTH, SEVERITIES, LineNumberGutter
 from skill_studio.ui.designer.highlighter import FileHighlighter, SkillHighlighter
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import SEVERITY_MARKS, current_tokens
 
-SEVERITIES = ("error", "warning", "info")
 INDENT = "  "
 ZOOM_RANGE = (-6, 24)
-_DOT = 10  # gutter width kept for the diagnostic dot
-
-
-class LineNumberGutter(QWidget):
-    """Paints the visible line numbers and diagnostic dots to the left of the editor."""
-
-    def __init__(self, editor: CodeEditor):
-        super().__init__(editor)
-        self._editor = editor
-
-    def paintEvent(self, event) -> None:
-        self._editor.paint_gutter(self, event.rect())
-
-    def event(self, event) -> bool:
-        if event.type() == QEvent.ToolTip:
-            line = self._editor.cursorForPosition(QPoint(0, event.pos().y())).blockNumber() + 1
-            self._editor.show_diagnostic_tip(line, event.globalPos(), self)
-            return True
-        return super().event(event)
 
 
 class CodeEditor(QPlainTextEdit):
@@ -173,7 +153,7 @@ class CodeEditor(QPlainTextEdit):
 
     def gutter_width(self) -> int:
         digits = max(2, len(str(max(1, self.blockCount()))))
-        return _DOT + 4 + self.fontMetrics().horizontalAdvance("9") * digits + 8
+        return DOT_WIDTH + 4 + self.fontMetrics().horizontalAdvance("9") * digits + 8
 
     def _update_gutter_width(self, *_args) -> None:
         if self.viewportMargins().left() != self.gutter_width():
@@ -195,34 +175,6 @@ class CodeEditor(QPlainTextEdit):
         super().resizeEvent(event)
         self._layout_gutter()
         self._check_first_visible()
-
-    def paint_gutter(self, gutter: QWidget, rect: QRect) -> None:
-        t = self._tokens
-        painter = QPainter(gutter)
-        painter.fillRect(rect, QColor(t.window))
-        painter.setPen(QColor(t.border))
-        painter.drawLine(gutter.width() - 1, rect.top(), gutter.width() - 1, rect.bottom())
-        marks = self._marks_by_block()
-        colours = SEVERITY_MARKS[t.dark]
-        current = self.textCursor().blockNumber()
-        block = self.firstVisibleBlock()
-        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
-        line_height = self.fontMetrics().height()
-        painter.setRenderHint(QPainter.Antialiasing)
-        while block.isValid() and top <= rect.bottom():
-            height = round(self.blockBoundingRect(block).height())
-            if block.isVisible() and top + height >= rect.top():
-                number = block.blockNumber()
-                painter.setPen(QColor(t.text if number == current else t.text_muted))
-                painter.drawText(0, top, gutter.width() - 6, line_height, Qt.AlignRight, str(number + 1))
-                if number in marks:
-                    worst = min(SEVERITIES.index(sev) for sev, _ in marks[number])
-                    painter.setPen(Qt.NoPen)
-                    painter.setBrush(QColor(colours[SEVERITIES[worst]]))
-                    painter.drawEllipse(3, top + (line_height - 7) // 2, 7, 7)
-            block = block.next()
-            top += height
-        painter.end()
 
     def set_diagnostics(self, marks: list[tuple[int, str, str]]) -> None:
         """Mark lines with (1-based line, "error"|"warning"|"info", message); lines past the end are ignored."""
