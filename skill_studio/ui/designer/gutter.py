@@ -3,16 +3,11 @@ for each line with a diagnostic, whose tooltip says what it is."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QWidget
 
 from skill_studio.ui.theme import SEVERITY_MARKS
-
-if TYPE_CHECKING:
-    from skill_studio.ui.designer.editor import CodeEditor
 
 SEVERITIES = ("error", "warning", "info")
 DOT_WIDTH = 10  # gutter width kept for the diagnostic dot
@@ -21,7 +16,7 @@ DOT_WIDTH = 10  # gutter width kept for the diagnostic dot
 class LineNumberGutter(QWidget):
     """Paints the visible line numbers and diagnostic dots to the left of the editor."""
 
-    def __init__(self, editor: CodeEditor):
+    def __init__(self, editor) -> None:   # the designer's CodeEditor (which imports this module)
         super().__init__(editor)
         self._editor = editor
 
