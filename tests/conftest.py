@@ -13,10 +13,11 @@ from skill_studio.core.format.fields import to_skill
 from skill_studio.core.format.frontmatter import compose
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin
 
-# Qt must find a platform before it is first imported; offscreen needs no display.
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 FIXTURES = Path(__file__).parent / "fixtures"
+# Qt must find a platform before it is first imported; offscreen needs no display. Its screen is a
+# desktop's (1920x1080) so that windows keep the sizes the tests give them; tests of small screens
+# resize their windows, or start a process with a screen of their own.
+os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={FIXTURES / 'offscreen_screen.json'}")
 REAL_WORLD = FIXTURES / "real_world"
 SAMPLES = Path(__file__).parent.parent / "resources" / "samples"
 #: Where GUI tests leave screenshots for a person to look at (ignored by git).

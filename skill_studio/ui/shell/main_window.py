@@ -7,11 +7,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QMainWindow, QMenu, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Store
+from skill_studio.ui.elided import ElidedLabel
 from skill_studio.ui.library.browser import BrowserWidget
 from skill_studio.ui.library.detail_panel import DetailPanel
 from skill_studio.ui.library.models import SkillListModel
@@ -67,9 +68,12 @@ class MainWindow(QMainWindow):
         self.commands = Commands(self, scopes={"browser": self.browser, "library": self.splitter})
         self.actions: dict[str, QAction] = self.commands.actions
         self.tell = warning   # how the window tells the user things (replaceable, e.g. in tests)
-        self.store_label = QLabel(f"Store: {store.path}", self)
+        # The store's path leaves out its middle rather than widen the window.
+        self.store_label = ElidedLabel(f"Store: {store.path}", self, mode=Qt.ElideMiddle, minimum=120)
+        self.store_label.setMaximumWidth(420)
+        self.store_label.set_tip(str(store.path))
         self.store_label.setProperty("role", "muted")
-        self.problems_label = QLabel(self)  # the open skill's problem counts
+        self.problems_label = ElidedLabel("", self)  # the open skill's problem counts
         self.statusBar().addPermanentWidget(self.problems_label)
         self.statusBar().addPermanentWidget(self.store_label)
         self.watcher = StoreWatcher(store, parent=self)
@@ -305,9 +309,25 @@ class MainWindow(QMainWindow):
         geometry = self.settings.geometry("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(1280, 800)
+        self.fit_to_screen()
         splitter = self.settings.geometry("splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)
+
+    def fit_to_screen(self) -> None:
+        """Keep the window inside the screen's free area (a saved size from a bigger screen, or
+        the first size on a small laptop)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        free = screen.availableGeometry()
+        frame = self.frameGeometry().size() - self.geometry().size()   # title bar and borders
+        width = min(self.width(), free.width() - frame.width())
+        height = min(self.height(), free.height() - frame.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(max(width, 320), max(height, 240))
+        if not free.contains(self.frameGeometry().topLeft()):
+            self.move(free.topLeft())
 
     def save_state(self) -> None:
         self.settings.set_geometry("geometry", self.saveGeometry())
