@@ -62,5 +62,5 @@ class ElidedLabel(QLabel):
         width = max(0, self.width() - m.left() - m.right())
         shown = self.fontMetrics().elidedText(self._full, self._mode, width)
         super().setText(shown)
-        tip = self._full if shown != self._full else ""
+        tip = self._full if shown != self._full and self._full not in self._own_tip else ""
         self.setToolTip(literal("\n\n".join(t for t in (tip, self._own_tip) if t)))

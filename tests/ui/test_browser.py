@@ -3,7 +3,7 @@
 
 import pytest
 from conftest import SCREENSHOTS
-from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtCore import QEvent, QMargins, QPoint, Qt
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QStyleOptionViewItem, QToolTip
 
@@ -11,8 +11,10 @@ from skill_studio.core.model import Lifecycle
 from skill_studio.core.store import Filters, Store
 from skill_studio.ui import theme
 from skill_studio.ui.library.browser import BrowserWidget
-from skill_studio.ui.library.card_delegate import CardDelegate, CardFonts, card_layout
-from skill_studio.ui.library.models import SkillListModel
+from skill_studio.ui.library.card_delegate import MARGIN, CardDelegate, CardFonts, card_layout
+from skill_studio.ui.library.models import COLUMNS, SkillListModel
+
+COLUMN_KEYS = [key for key, _ in COLUMNS]
 
 SHOTS = SCREENSHOTS
 
@@ -62,14 +64,13 @@ def test_clicking_a_tab_filters(qtbot, browser, seeded_store):
 def test_search_is_debounced_and_can_be_ranked(qtbot, browser, seeded_store):
     qtbot.keyClicks(browser.search, "changelog")
     assert browser.model.rowCount() == len(seeded_store)  # not yet: the search waits for typing to stop
-    expected = seeded_store.names(Filters(text="changelog"))
+    expected = seeded_store.names(Filters(text="changelog"), sort="relevance")
     qtbot.waitUntil(lambda: browser.model.names() == expected, timeout=2000)
     assert 0 < len(expected) < len(seeded_store)
-    assert browser.model.sort_key == ("name", False)
-    browser.sort_actions["relevance"].trigger()
-    assert browser.model.names() == seeded_store.names(Filters(text="changelog"), sort="relevance")
-    assert browser.model.sort_key == ("relevance", False)
+    assert browser.model.sort_key == ("relevance", False)   # a search ranks by relevance
     browser.sort_actions["name"].trigger()
+    assert browser.model.names() == seeded_store.names(Filters(text="changelog"))
+    assert browser.model.sort_key == ("name", False)
     browser.search.clear()
     qtbot.waitUntil(lambda: browser.model.rowCount() == len(seeded_store), timeout=2000)
     assert browser.model.sort_key[0] == "name"
@@ -174,7 +175,8 @@ def test_sort_menu_and_header_change_the_model_sort(qtbot, browser, seeded_store
     browser.set_view_mode("list")
     header = browser.table_view.horizontalHeader()
     qtbot.mouseClick(header.viewport(), Qt.LeftButton,
-                     pos=QPoint(header.sectionViewportPosition(5) + 10, header.height() // 2))
+                     pos=QPoint(header.sectionViewportPosition(COLUMN_KEYS.index("utility")) + 10,
+                                header.height() // 2))
     assert browser.model.sort_key[0] == "utility"
     assert browser.sort_actions["utility"].isChecked()
 
@@ -205,11 +207,11 @@ def test_card_tooltips_name_the_trust_tier(browser):
     option = QStyleOptionViewItem()
     option.rect = view.visualRect(index)
     option.font = view.font()
-    geo = card_layout(option.rect, CardFonts.of(option.font), "Released")
+    geo = card_layout(option.rect.adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN), CardFonts.of(option.font), "Released")
     assert delegate.tooltip_text(option, index, geo.stars.center()) == "Trusted"
     skill = browser.model.skill_at(index.row())
     assert delegate.tooltip_text(option, index, geo.description.center()) == skill.description
-    assert delegate.sizeHint(option, index) == geo.card.size()
+    assert delegate.sizeHint(option, index) == geo.card.size().grownBy(QMargins(MARGIN, MARGIN, MARGIN, MARGIN))
     # The real path: a tooltip event on the viewport reaches the delegate.
     viewport = view.viewport()
     QApplication.sendEvent(viewport, QHelpEvent(QEvent.ToolTip, geo.stars.center(),

@@ -4,7 +4,9 @@ from PySide6.QtCore import Qt
 
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Filters
-from skill_studio.ui.library.models import COLUMNS, NAME_ROLE, SKILL_ROLE, SkillListModel
+from skill_studio.ui.library.models import COLUMNS, NAME_ROLE, SKILL_ROLE, TRUST_ROLE, SkillListModel
+
+LIFECYCLE = [key for key, _ in COLUMNS].index("lifecycle")
 
 
 def test_model_passes_qtmodeltester(qtmodeltester, seeded_store):
@@ -29,9 +31,13 @@ def test_cells_show_what_the_user_reads(seeded_store):
     model = SkillListModel(seeded_store)
     model.reload()
     row = model.row_of("release-notes")
-    cells = [model.data(model.index(row, c)) for c in range(len(COLUMNS))]
-    assert cells[:4] == ["release-notes", "Released", "★★★☆", "human"]
-    assert model.data(model.index(row, 2), Qt.ToolTipRole) == "Trusted"
+    cells = dict(zip([key for key, _ in COLUMNS], (model.data(model.index(row, c)) for c in range(len(COLUMNS)))))
+    assert (cells["name"], cells["lifecycle"], cells["trust"], cells["origin"]) == (
+        "release-notes", "Released", "Trusted", "human")
+    assert cells["description"].startswith("Turns the changelog entries")
+    trust = [key for key, _ in COLUMNS].index("trust")
+    assert model.data(model.index(row, trust), Qt.ToolTipRole) == "Trusted (trust 3 of 4)"
+    assert model.data(model.index(row, 0), TRUST_ROLE) == 3
     assert model.data(model.index(row, 0), SKILL_ROLE).name == "release-notes"
     assert model.data(model.index(row, 0), NAME_ROLE) == "release-notes"
 
@@ -40,12 +46,12 @@ def test_a_change_set_updates_rows_and_resets_only_when_the_rows_change(qtbot, s
     model = SkillListModel(seeded_store)
     model.reload()
     row = model.row_of("release-notes")
-    assert model.data(model.index(row, 1)) == "Released"   # the page is cached
+    assert model.data(model.index(row, LIFECYCLE)) == "Released"   # the page is cached
     seeded_store.set_state("release-notes", lifecycle="degraded")
     with qtbot.assertNotEmitted(model.modelReset), qtbot.waitSignal(model.dataChanged) as changed:
         assert model.apply_changes(ChangeSet.of(changed={"release-notes"})) == "rows"
     assert changed.args[0].row() == row and changed.args[1].column() == len(COLUMNS) - 1
-    assert model.data(model.index(row, 1)) == "Degraded"
+    assert model.data(model.index(row, LIFECYCLE)) == "Degraded"
     assert model.apply_changes(ChangeSet.of(settings=True)) == ""
     assert model.apply_changes(ChangeSet.of(changed={"not-shown"})) == ""
 

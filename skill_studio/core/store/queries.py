@@ -9,7 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from skill_studio.core.model import EXPOSED_STATES, Lifecycle, Origin, Skill, SkillFile
+from skill_studio.core.model import EXPOSED_STATES, REVIEW_STATES, Lifecycle, Origin, Skill, SkillFile
 from skill_studio.core.store.connection import Connection
 from skill_studio.core.store.errors import NotFound, StoreError
 from skill_studio.core.store.rows import (
@@ -18,6 +18,7 @@ from skill_studio.core.store.rows import (
     SORT_COLUMNS,
     Filters,
     fts_query,
+    name_tier_sql,
     skill_from_row,
 )
 
@@ -120,16 +121,18 @@ class Queries(Connection):
             self._hits_key = key
         return "temp.search_hits"
 
-    def _order(self, sort: str, join: str, descending: bool) -> str:
+    def _order(self, sort: str, join: str, descending: bool, text: str | None = None) -> str:
         direction = "DESC" if descending else "ASC"
-        if sort == "relevance" and join:  # bm25: lower rank is better
-            return f"skills_fts.rank {'DESC' if descending else 'ASC'}, c.name"
+        if sort == "relevance" and join:  # how well the name matches, then bm25 (lower is better)
+            return f"{name_tier_sql(text or '', 'c.name')} {direction}, skills_fts.rank {direction}, c.name"
         return f"{SORT_COLUMNS.get(sort, SORT_COLUMNS['name'])} {direction}, c.name {direction}"
 
     @_locked
     def list(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False,
              limit: int | None = None, offset: int = 0, summary: bool = True) -> builtins.list[Skill]:
-        """Skills matching the filters, sorted; ``sort='relevance'`` ranks a text search by bm25.
+        """Skills matching the filters, sorted; ``sort='relevance'`` ranks a text search: the skill
+        named what was typed first, then names that start with it, hold a word starting with it or
+        hold it, then the other matches by bm25 (name, then description hits weigh most).
 
         With ``summary`` only the card fields are filled in (the body, SKILL.md
         text, metadata and files are left empty): cheap for pages of cards.
@@ -146,10 +149,13 @@ class Queries(Connection):
             source += self._name_walk(flt, sort, join)
         if sort == "relevance" and join and not descending and not where:
             # Rank inside the full-text index first, then join only the page's rows.
-            sql = (f"SELECT {select} FROM (SELECT rowid, rank FROM skills_fts WHERE skills_fts MATCH ? "
-                   f"ORDER BY rank{page}) f JOIN {source} ON c.rowid = f.rowid ORDER BY f.rank, c.name")
+            tier = name_tier_sql(flt.text or "", "name")
+            sql = (f"SELECT {select} FROM (SELECT rowid, rank, {tier} AS tier FROM skills_fts WHERE skills_fts "
+                   f"MATCH ? ORDER BY tier, rank{page}) f JOIN {source} ON c.rowid = f.rowid "
+                   "ORDER BY f.tier, f.rank, c.name")
         else:
-            sql = f"SELECT {select} FROM {source} {join}{where} ORDER BY {self._order(sort, join, descending)}{page}"
+            order = self._order(sort, join, descending, flt.text)
+            sql = f"SELECT {select} FROM {source} {join}{where} ORDER BY {order}{page}"
         return [skill_from_row(r) for r in self._query(sql, params)]
 
     def _name_walk(self, flt: Filters, sort: str, join: str) -> str:
@@ -182,7 +188,8 @@ class Queries(Connection):
         where, params, join = self._where(flt, ranked=sort == "relevance")
         source = "skill_cards c" + self._name_walk(flt, sort, join)
         return self._column(
-            f"SELECT c.name FROM {source} {join}{where} ORDER BY {self._order(sort, join, descending)}", params)
+            f"SELECT c.name FROM {source} {join}{where} ORDER BY {self._order(sort, join, descending, flt.text)}",
+            params)
 
     @_locked
     def count(self, flt: Filters | None = None) -> int:
@@ -247,9 +254,9 @@ class Queries(Connection):
         return out
 
     def stats(self, flt: Filters | None = None) -> dict[str, Any]:
-        """Total, by origin and lifecycle, active (exposed states), candidates, deprecated and score
-        averages of the skills matching the filters. The per-state counts ignore their own
-        filter, like ``counts``."""
+        """Total, by origin and lifecycle, active (exposed states), candidates, awaiting review (the
+        states the review queue holds), deprecated and score averages of the skills matching the
+        filters. The per-state counts ignore their own filter, like ``counts``."""
         flt = flt or Filters()
         state_wanted = Lifecycle(flt.lifecycle).value if flt.lifecycle else None
         origin_wanted = Origin(flt.origin).value if flt.origin else None
@@ -266,7 +273,9 @@ class Queries(Connection):
         avg = [x / total if total else None for x in sums]
         return {"total": total,
                 "active": sum(by_state[s.value] for s in EXPOSED_STATES),
-                "candidates": by_state[Lifecycle.CANDIDATE.value], "deprecated": by_state[Lifecycle.DEPRECATED.value],
+                "candidates": by_state[Lifecycle.CANDIDATE.value],
+                "awaiting_review": sum(by_state[s.value] for s in REVIEW_STATES),
+                "deprecated": by_state[Lifecycle.DEPRECATED.value],
                 "by_origin": counts["origin"], "by_lifecycle": counts["lifecycle"],
                 "avg_success_rate": avg[0], "avg_utility": avg[1], "avg_freshness": avg[2]}
 

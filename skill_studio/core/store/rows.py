@@ -105,6 +105,21 @@ def fts_query(text: str) -> str | None:
     return " AND ".join(terms)
 
 
+def name_tier_sql(text: str, column: str) -> str:
+    """An SQL expression ranking how well the name in ``column`` matches what a user typed, for a
+    relevance order: 0 the name itself, 1 a name that starts with it, 2 a name with a word that
+    starts with it, 3 a name holding it anywhere, 4 a match elsewhere (description, body, tags).
+    The typed words are joined with hyphens, the way skill names join theirs."""
+    words = [w for w in "".join(c if c.isalnum() else " " for c in text.casefold()).split() if w]
+    if not words:
+        return "4"
+    wanted = "'" + "-".join(words).replace("'", "''") + "'"   # letters, digits and hyphens only
+    name = f"lower({column})"
+    return (f"CASE WHEN {name} = {wanted} THEN 0 WHEN substr({name}, 1, length({wanted})) = {wanted} THEN 1 "
+            f"WHEN instr('-' || {name}, '-' || {wanted}) > 0 THEN 2 WHEN instr({name}, {wanted}) > 0 THEN 3 "
+            "ELSE 4 END")
+
+
 def row_values(s: Skill) -> tuple[Any, ...]:
     """The procedural_memory row of a skill, in ROW_COLUMNS order."""
     head = s.skill_md[: len(s.skill_md) - len(s.content)] if s.content else s.skill_md

@@ -7,19 +7,18 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
-    QListView,
     QStackedWidget,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Filters
-from skill_studio.ui.library.card_delegate import CardDelegate
+from skill_studio.ui.library.card_view import CardView
 from skill_studio.ui.library.empty_state import empty_state_html
 from skill_studio.ui.library.filter_bar import FilterBar
-from skill_studio.ui.library.models import COLUMNS, NAME_ROLE, SkillListModel, row_runs
+from skill_studio.ui.library.models import COLUMNS, NAME_ROLE, SORTABLE, SkillListModel, row_runs
+from skill_studio.ui.library.skill_table import SkillTable
 
 VIEW_MODES = ("cards", "list")
 
@@ -58,30 +57,11 @@ class BrowserWidget(QWidget):
         self.sort_actions = self.filter_bar.sort_actions
         self.descending_action = self.filter_bar.descending_action
 
-        self.card_view = QListView(self)
-        self.card_view.setObjectName("cardView")
-        self.card_view.setViewMode(QListView.ListMode)
-        self.card_view.setFlow(QListView.LeftToRight)
-        self.card_view.setWrapping(True)
-        self.card_view.setMovement(QListView.Static)
-        self.card_view.setResizeMode(QListView.Adjust)
-        self.card_view.setUniformItemSizes(True)
-        self.card_view.setSpacing(6)
-        self.card_view.setSelectionMode(QAbstractItemView.ExtendedSelection)
-        # Whole rows, as the table selects them: the two views share one selection model.
-        self.card_view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.card_view.setSelectionRectVisible(True)
-        self.card_view.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
-        self.card_view.setMouseTracking(True)
-        self.card_view.viewport().setAttribute(Qt.WA_Hover, True)
-        self.card_view.setDragEnabled(True)
-        self.card_view.setDragDropMode(QAbstractItemView.DragOnly)
-        self.card_view.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.delegate = CardDelegate(self.card_view)
-        self.card_view.setItemDelegate(self.delegate)
+        self.card_view = CardView(self)
+        self.delegate = self.card_view.card_delegate
         self.card_view.setModel(self._model)
 
-        self.table_view = QTableView(self)
+        self.table_view = SkillTable(self)
         self.table_view.setObjectName("tableView")
         self.table_view.setModel(self._model)
         self.table_view.setSelectionModel(self.card_view.selectionModel())
@@ -96,17 +76,12 @@ class BrowserWidget(QWidget):
         self.table_view.verticalHeader().hide()
         # Fixed row heights: the header never asks 100,000 rows for their size.
         self.table_view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
-        self.table_view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        self.table_view.verticalHeader().setDefaultSectionSize(26)
+        self.table_view.verticalHeader().setDefaultSectionSize(max(26, self.fontMetrics().height() + 10))
         header = self.table_view.horizontalHeader()
         header.setSectionsClickable(True)
         header.setSortIndicatorShown(True)
         header.setHighlightSections(False)
-        header.setStretchLastSection(True)
-        header.setSectionResizeMode(QHeaderView.Interactive)
-        header.resizeSection(0, 220)
-        for col in range(1, len(COLUMNS)):
-            header.resizeSection(col, 95)
+        header.setTextElideMode(Qt.ElideRight)
 
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.card_view)
@@ -134,6 +109,9 @@ class BrowserWidget(QWidget):
         self.table_view.horizontalHeader().sortIndicatorChanged.connect(self._header_sorted)
         self.empty_label.linkActivated.connect(self._link_activated)
 
+        self.delegate.tagClicked.connect(self.filter_by_tag)
+        # A star clicked in the list is the same request as one clicked on a card.
+        self.table_view.list_delegate.starClicked.connect(self.delegate.starClicked)
         self.card_view.activated.connect(self._activated)
         self.table_view.activated.connect(self._activated)
         self.card_view.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -212,9 +190,14 @@ class BrowserWidget(QWidget):
         return self.filter_bar.filters()
 
     def sort_key(self) -> tuple[str, bool]:
-        """The sort in force: the user's choice, else name. A search filters in the current order
-        (ranking every match by relevance is slow on big libraries; it is one click away)."""
+        """The sort in force: relevance while a search is set (until the user picks another order
+        for it), else the user's choice, else name."""
         return self.filter_bar.sort_key()
+
+    def filter_by_tag(self, tag: str) -> None:
+        """Show only the skills with this tag (the tag filter shows it)."""
+        self.filter_bar.set_tag(tag)
+        self._apply_filters()
 
     def refresh(self) -> None:
         """Read names, counts and tags again from the store; the selection is kept by name."""
@@ -281,6 +264,9 @@ class BrowserWidget(QWidget):
     def _header_sorted(self, section: int, order: Qt.SortOrder) -> None:
         if self._applying or not 0 <= section < len(COLUMNS):
             return
+        if COLUMNS[section][0] not in SORTABLE:   # the description: no order of its own
+            self._sync_sort_controls()
+            return
         self.filter_bar.set_sort(COLUMNS[section][0], order == Qt.DescendingOrder)
         self._apply_filters()
 
@@ -333,10 +319,6 @@ class BrowserWidget(QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self._place_empty_label()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
         self._place_empty_label()
 
     # --- selection --------------------------------------------------------------------

@@ -24,12 +24,15 @@ from skill_studio.core.format.validate import validate_text
 from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
 from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.ui.designer.file_rules import human_size
+from skill_studio.ui.library.marks import icon_data_url, stars_html
 from skill_studio.ui.library.models import relative_time
 from skill_studio.ui.library.score_bar import ScoreBar
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, Tokens, current_tokens
 
-EMPTY_TEXT = "Select a skill to see its details"
+EMPTY_TEXT = "Select a skill to see its details."
+EMPTY_HINTS = ("Double-click a skill (or press Enter) to edit it. Click a tag on a card to see the skills "
+               "with that tag; click a star to set a skill's trust.")
 MISSING_TIP = "not in the library"
 #: Relation sections in display order: key, heading.
 RELATIONS = (("parent", "Parent"), ("depends_on", "Depends on"), ("dependents", "Needed by"),
@@ -121,6 +124,8 @@ class DetailPanel(QWidget):
         lab = self.labels.get(key)
         if lab is None:
             return ""
+        if lab.property("plain") is not None:   # pictures in the text: their words
+            return str(lab.property("plain"))
         if lab.textFormat() == Qt.RichText:
             return QTextDocumentFragment.fromHtml(lab.text()).toPlainText().replace("\xa0", " ")
         return lab.text()
@@ -133,7 +138,7 @@ class DetailPanel(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.PaletteChange and self._tokens is not None \
                 and current_tokens() != self._tokens:
-            QTimer.singleShot(0, self.refresh)
+            QTimer.singleShot(0, self, self.refresh)   # not after the panel is gone
 
     # --- building ----------------------------------------------------------------
 
@@ -163,11 +168,18 @@ class DetailPanel(QWidget):
         col.addSpacing(4)
 
     def _build_empty(self, col: QVBoxLayout) -> None:
+        # Compact: a one-line hint, the library's counts and what one can do here.
+        col.addWidget(self._label(EMPTY_TEXT, key="empty"))
+        try:
+            stats = self._store.stats()
+            counts = f"{stats['total']} skills in the library, {stats['active']} active"
+            if stats["awaiting_review"]:
+                counts += f", {stats['awaiting_review']} awaiting review"
+            col.addWidget(self._label(counts + ".", key="empty_counts", muted=True))
+        except (StoreError, sqlite3.Error):   # the store was closed: the hint alone
+            pass
+        col.addWidget(self._label(EMPTY_HINTS, key="empty_hints", muted=True))
         col.addStretch(1)
-        lab = self._label(EMPTY_TEXT, key="empty", muted=True)
-        lab.setAlignment(Qt.AlignCenter)
-        col.addWidget(lab)
-        col.addStretch(2)
 
     def _build(self, skill: Skill, col: QVBoxLayout) -> None:
         t = self._tokens
@@ -180,10 +192,14 @@ class DetailPanel(QWidget):
         col.addLayout(self._state_row(skill))
         if skill.lifecycle_reason:
             col.addWidget(self._label(skill.lifecycle_reason, key="reason", muted=True))
-        meta = [skill.origin.value, f"version {skill.version}"]
+        meta = html.escape(f"{skill.origin.value} · version {skill.version}")
         if skill.pinned:
-            meta.append("📌 pinned")
-        col.addWidget(self._label(" · ".join(meta), key="meta", muted=True))
+            pin = icon_data_url("pin", t.text_muted, 12)
+            meta += f' · <img src="{pin}" width="12" height="12"> pinned'
+        meta_label = self._label(meta, key="meta", muted=True, rich=True)
+        meta_label.setProperty("plain", f"{skill.origin.value} · version {skill.version}"
+                               + (" · pinned" if skill.pinned else ""))
+        col.addWidget(meta_label)
         if skill.tags:
             chips = "&nbsp; ".join(
                 f'<span style="background:{t.surface_alt}; color:{t.text};">&nbsp;{html.escape(tag)}&nbsp;</span>'
@@ -226,16 +242,14 @@ class DetailPanel(QWidget):
         badge.setToolTip(literal(skill.lifecycle_reason))
         badge.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
         tier = TrustTier(skill.trust_tier)
-        if skill.origin == Origin.BUILTIN:  # tier 4, read-only
-            glyphs = tier.stars
-        else:  # a reviewer clicks a star (tiers 1-3) to set the tier
-            glyphs = "".join(f'<a href="trust:{n}" style="color:{self._tokens.star}; text-decoration:none;">'
-                             f'{"★" if n <= tier else "☆"}</a>' for n in range(1, 4)) + "☆"
-        stars = self._label(f'<span style="color:{self._tokens.star}; font-size: 14px;">{glyphs}</span>'
-                            f'&nbsp;{tier.label}', key="trust", rich=True, wrap=False)
+        size = max(10, self.fontMetrics().height() - 2)
+        # Drawn as the cards draw them; a reviewer clicks a star (tiers 1-3) to set the tier.
+        glyphs = stars_html(int(tier), self._tokens, size, 0 if skill.origin == Origin.BUILTIN else 3)
+        stars = self._label(f'{glyphs}&nbsp;{html.escape(tier.label)}', key="trust", rich=True, wrap=False)
+        stars.setProperty("plain", f"{tier.stars} {tier.label}")
         stars.linkActivated.connect(lambda href: self.trustRequested.emit(skill.name, int(href[6:])))
         stars.setToolTip(f"Trust tier {int(tier)} of 4" + ("" if skill.origin == Origin.BUILTIN
-                                                           else " — click a star to change it"))
+                                                           else ": click a star to change it"))
         row.addWidget(badge)
         row.addWidget(stars)
         row.addStretch(1)
@@ -331,11 +345,11 @@ class DetailPanel(QWidget):
         s_err, s_warn = tally(strict)
         l_err, l_warn = tally(lenient)
         if s_err == 0:
-            text, color = "✓ Passes the strict profile", t.bar_utility
+            text, color = "Passes the strict profile", t.success
             if s_warn:
                 text += f" · {s_warn} warning{'s' if s_warn != 1 else ''}"
         else:
-            text = f"✗ Strict: {s_err} error{'s' if s_err != 1 else ''}, {s_warn} warning{'s' if s_warn != 1 else ''}"
+            text = f"Strict: {s_err} error{'s' if s_err != 1 else ''}, {s_warn} warning{'s' if s_warn != 1 else ''}"
             color = t.error
         status = self._label(text, key="validation")
         status.setStyleSheet(f"color: {color}; font-weight: 600;")
@@ -356,8 +370,8 @@ class DetailPanel(QWidget):
             shown.append(d)
         for d in shown[:MAX_MESSAGES]:
             where = f"line {d.line}: " if d.line else ""
-            mark = "✗" if d.severity is Severity.ERROR else "⚠"
-            lab = self._label(f"{mark} {where}{d.message}", key=f"diag:{len(self.labels)}")
+            mark = "Error" if d.severity is Severity.ERROR else "Warning"
+            lab = self._label(f"{mark}, {where}{d.message}", key=f"diag:{len(self.labels)}")
             lab.setStyleSheet(f"color: {t.text}; font-size: 11px; margin-left: 4px;")
             if d.hint:
                 lab.setToolTip(literal(d.hint))

@@ -8,12 +8,12 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QMenu, QTabBar,
 
 from skill_studio.core.model import LIFECYCLE_ORDER, LIFECYCLE_TERMS, ORIGIN_TERMS, Lifecycle, Origin
 from skill_studio.core.store import Filters
-from skill_studio.ui.library.models import COLUMNS
+from skill_studio.ui.library.models import COLUMNS, SORTABLE
 
 #: Lifecycle tabs in display order; None is "All".
 TABS: list[tuple[str | None, str]] = [(None, "All")] + [(s.value, s.label) for s in LIFECYCLE_ORDER]
 #: Sort keys offered in the sort menu, with their labels.
-SORTS: list[tuple[str, str]] = COLUMNS + [("relevance", "Relevance")]
+SORTS: list[tuple[str, str]] = [c for c in COLUMNS if c[0] in SORTABLE] + [("relevance", "Relevance")]
 SEARCH_DELAY_MS = 250
 
 
@@ -22,6 +22,9 @@ class FilterBar(QWidget):
 
     Emits :attr:`changed` when the user changes a filter or the sort (a typed search after a
     short delay). Changes made through its methods are quiet: they emit nothing.
+
+    While a search text is set the order is by relevance, until the user picks another sort for
+    that search; clearing the search goes back to the sort the user chose before.
     """
 
     changed = Signal()           # a filter or the sort changed
@@ -30,6 +33,8 @@ class FilterBar(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._user_sort: str | None = None   # None: name
+        self._search_sort: str | None = None  # chosen while the search is set; None: relevance
+        self._searching = False
         self._quiet = False
         self._build()
         self._connect()
@@ -123,6 +128,7 @@ class FilterBar(QWidget):
         self.origin_combo.currentIndexChanged.connect(self._changed)
         self.tag_combo.currentIndexChanged.connect(self._changed)
         self.search.textChanged.connect(self._search_timer.start)
+        self.search.textChanged.connect(self._search_text_changed)
         self.search.returnPressed.connect(self.searchSubmitted)
         self._search_timer.timeout.connect(self._changed)
         self._sort_group.triggered.connect(self._sort_chosen)
@@ -143,7 +149,12 @@ class FilterBar(QWidget):
                        text=text)
 
     def sort_key(self) -> tuple[str, bool]:
-        """The sort chosen: the user's choice, else name."""
+        """The sort in force: relevance while a search is set (unless the user picked another
+        sort for it), else the user's choice, else name."""
+        if self.search.text().strip():
+            if self._search_sort is None:
+                return "relevance", False
+            return self._search_sort, self.descending_action.isChecked()
         return self._user_sort or "name", self.descending_action.isChecked()
 
     def search_pending(self) -> bool:
@@ -167,9 +178,21 @@ class FilterBar(QWidget):
         self.search.selectAll()
 
     def set_sort(self, sort: str | None, descending: bool) -> None:
-        """Take this sort (None: name) without emitting :attr:`changed`."""
-        self._user_sort = sort
+        """Take this sort (None: name) without emitting :attr:`changed`; while a search is set it is
+        the search's sort, until the search is cleared."""
+        if self.search.text().strip():
+            self._search_sort = None if sort == "relevance" else (sort or "name")
+        else:
+            self._user_sort = None if sort in ("name", "relevance") else sort
         self._quietly(lambda: self.descending_action.setChecked(descending))
+
+    def set_tag(self, tag: str) -> None:
+        """Show only skills with this tag (offered even when the list of tags lacks it); quiet."""
+        def choose():
+            if self.tag_combo.findData(tag) < 0:
+                self.tag_combo.addItem(tag, tag)
+            self.tag_combo.setCurrentIndex(self.tag_combo.findData(tag))
+        self._quietly(choose)
 
     def clear(self) -> None:
         """All tab, all origins, all tags, no search; emits nothing."""
@@ -195,6 +218,7 @@ class FilterBar(QWidget):
             self.tag_combo.setCurrentIndex(max(0, self.tag_combo.findData(tag)))
             self.search.setText(str(state.get("search") or ""))
             self._search_timer.stop()
+            self._search_sort = None
             sort = state.get("sort")
             self._user_sort = sort if sort in dict(SORTS) else None
             self.descending_action.setChecked(bool(state.get("descending", False)))
@@ -226,12 +250,18 @@ class FilterBar(QWidget):
     def sync_sort_controls(self) -> tuple[str, bool]:
         """Show the sort in force on the menu and button; returns it (relevance needs a search)."""
         sort, descending = self.sort_key()
-        if sort == "relevance" and not self.search.text().strip():
+        if sort not in self.sort_actions:
             sort = "name"
+        searching = bool(self.search.text().strip())
+        self.sort_actions["relevance"].setEnabled(searching)
         self.sort_actions[sort].setChecked(True)
+        self.descending_action.setEnabled(sort != "relevance")
         label = dict(SORTS)[sort]
-        self.sort_button.setText(f"Sort: {label} {'↓' if descending else '↑'}  ▾")
-        self.sort_button.setToolTip("Sort order (click a column header in the list view to sort too)")
+        arrow = "" if sort == "relevance" else (" ↓" if descending else " ↑")
+        self.sort_button.setText(f"Sort: {label}{arrow}  ▾")
+        self.sort_button.setToolTip("Best matches first while you search; pick another order here"
+                                    if sort == "relevance" else
+                                    "Sort order (click a column header in the list view to sort too)")
         return sort, descending
 
     # --- user changes -------------------------------------------------------------
@@ -253,5 +283,15 @@ class FilterBar(QWidget):
 
     def _sort_chosen(self, action: QAction) -> None:
         key = action.data()
-        self._user_sort = None if key == "name" else key
+        if self.search.text().strip():
+            self._search_sort = None if key == "relevance" else key
+        elif key != "relevance":
+            self._user_sort = None if key == "name" else key
         self.changed.emit()
+
+    def _search_text_changed(self, text: str) -> None:
+        # A new search starts by relevance; an emptied one goes back to the user's sort.
+        searching = bool(text.strip())
+        if searching != self._searching:
+            self._searching = searching
+            self._search_sort = None

@@ -11,24 +11,35 @@ from PySide6.QtGui import QStandardItemModel
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Filters, Store, UnusableStore
+from skill_studio.ui.library.marks import verdict_icon
+from skill_studio.ui.library.verdicts import VerdictCache
 from skill_studio.ui.safe_text import literal
+from skill_studio.ui.theme import current_tokens
 
 SKILL_ROLE = Qt.UserRole + 1   # the row's Skill (card fields only: no body, no files)
 NAME_ROLE = Qt.UserRole + 2    # the row's skill name
 SORT_ROLE = Qt.UserRole + 3
+VERDICT_ROLE = Qt.UserRole + 4   # the row's strict-check Verdict, or None until it is known
+TRUST_ROLE = Qt.UserRole + 5     # the row's trust tier (1-4)
 
 #: (store sort key, header) per column, in column order.
 COLUMNS: list[tuple[str, str]] = [
-    ("name", "Name"), ("lifecycle", "Lifecycle"), ("trust", "Trust"), ("origin", "Origin"),
-    ("success", "Success"), ("utility", "Utility"), ("freshness", "Freshness"),
+    ("name", "Name"), ("description", "Description"), ("lifecycle", "Lifecycle"), ("trust", "Trust"),
+    ("origin", "Origin"), ("success", "Success"), ("utility", "Utility"), ("freshness", "Freshness"),
     ("last_used", "Last used"), ("updated", "Updated"),
 ]
+#: The columns the store can sort by (a click on another header changes nothing).
+SORTABLE = frozenset(key for key, _ in COLUMNS) - {"description"}
 PAGE = 50
 CACHE_PAGES = 80
 
 
-def relative_time(stamp: str | None, now: datetime | None = None) -> str:
-    """'3 days ago', 'never', ... for an ISO time."""
+_SHORT_UNITS = {"year": ("yr", "yr"), "month": ("mo", "mo"), "day": ("day", "days"), "hour": ("h", "h"),
+                "minute": ("min", "min")}
+
+
+def relative_time(stamp: str | None, now: datetime | None = None, *, short: bool = False) -> str:
+    """'3 days ago', 'never', ... for an ISO time ('16 min ago', '5 mo ago' when ``short``)."""
     if not stamp:
         return "never"
     try:
@@ -41,6 +52,8 @@ def relative_time(stamp: str | None, now: datetime | None = None) -> str:
                        ("minute", 60)):
         if seconds >= size:
             n = seconds // size
+            if short:
+                return f"{n} {_SHORT_UNITS[unit][n != 1]} ago"
             return f"{n} {unit}{'s' if n != 1 else ''} ago"
     return "just now"
 
@@ -66,6 +79,9 @@ class SkillListModel(QStandardItemModel):
         self._filters = Filters()
         self._sort = "name"
         self._descending = False
+        #: Strict-check verdicts, checked off the GUI thread as rows are shown.
+        self.verdicts = VerdictCache(store, self)
+        self.verdicts.verdictsReady.connect(self._verdicts_arrived)
 
     # --- query ----------------------------------------------------------------
 
@@ -143,6 +159,17 @@ class SkillListModel(QStandardItemModel):
             self.dataChanged.emit(self.index(start, 0), self.index(end, len(COLUMNS) - 1))
         return len(shown)
 
+    def _verdicts_arrived(self, names: list[str]) -> None:
+        rows = self._rows()
+        for start, end in row_runs(sorted(rows[n] for n in names if n in rows)):
+            self.dataChanged.emit(self.index(start, 0), self.index(end, len(COLUMNS) - 1),
+                                  [VERDICT_ROLE, Qt.DecorationRole, Qt.ToolTipRole])
+
+    def verdict_at(self, row: int):
+        """The strict-check verdict of the row's skill, or None while it is being checked."""
+        skill = self.skill_at(row)
+        return None if skill is None else self.verdicts.verdict(skill.name, skill.version)
+
     # --- access ---------------------------------------------------------------
 
     def names(self) -> list[str]:
@@ -201,25 +228,40 @@ class SkillListModel(QStandardItemModel):
         row, col = index.row(), index.column()
         if role == NAME_ROLE:
             return self.name_at(row)
-        if role not in (Qt.DisplayRole, Qt.ToolTipRole, SKILL_ROLE, SORT_ROLE, Qt.TextAlignmentRole):
+        if role not in (Qt.DisplayRole, Qt.ToolTipRole, SKILL_ROLE, SORT_ROLE, Qt.TextAlignmentRole,
+                        VERDICT_ROLE, TRUST_ROLE, Qt.DecorationRole):
             return None
         skill = self.skill_at(row)
         if skill is None:
             return None
         if role == SKILL_ROLE:
             return skill
+        if role == TRUST_ROLE:
+            return int(skill.trust_tier)
         key = COLUMNS[col][0] if 0 <= col < len(COLUMNS) else "name"
+        if role in (VERDICT_ROLE, Qt.DecorationRole):
+            verdict = self.verdicts.verdict(skill.name, skill.version)
+            if role == VERDICT_ROLE:
+                return verdict
+            return verdict_icon(verdict, current_tokens()) if key == "name" and verdict is not None else None
         if role == Qt.TextAlignmentRole:
             numeric = key in ("success", "utility", "freshness")
             return int((Qt.AlignRight if numeric else Qt.AlignLeft) | Qt.AlignVCenter)
         if role == Qt.ToolTipRole:
             if key == "trust":
-                return TrustTier(skill.trust_tier).label
-            return literal(skill.description) if key == "name" else None
+                return f"{TrustTier(skill.trust_tier).label} (trust {int(skill.trust_tier)} of 4)"
+            if key == "name":
+                verdict = self.verdicts.verdict(skill.name, skill.version)
+                return literal(skill.name + (f"\n{verdict.summary()}" if verdict is not None else ""))
+            if key == "description":
+                return literal(skill.description)
+            if key in ("last_used", "updated"):
+                return relative_time(skill.last_used_at if key == "last_used" else skill.updated_at)
+            return None
         return _cell(skill, key)
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
-        if 0 <= column < len(COLUMNS):
+        if 0 <= column < len(COLUMNS) and COLUMNS[column][0] in SORTABLE:
             self.set_query(sort=COLUMNS[column][0], descending=order == Qt.DescendingOrder)
 
     def mimeTypes(self) -> list[str]:
@@ -252,8 +294,10 @@ def _cell(skill: Skill, key: str) -> str:
         return skill.name
     if key == "lifecycle":
         return Lifecycle(skill.lifecycle).label
+    if key == "description":
+        return " ".join((skill.description or "").split())
     if key == "trust":
-        return TrustTier(skill.trust_tier).stars
+        return TrustTier(skill.trust_tier).label
     if key == "origin":
         return skill.origin.value
     if key == "success":
@@ -263,7 +307,7 @@ def _cell(skill: Skill, key: str) -> str:
     if key == "freshness":
         return f"{skill.freshness:.2f}"
     if key == "last_used":
-        return relative_time(skill.last_used_at)
+        return relative_time(skill.last_used_at, short=True)
     if key == "updated":
-        return relative_time(skill.updated_at)
+        return relative_time(skill.updated_at, short=True)
     return ""

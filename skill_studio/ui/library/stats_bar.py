@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import astuple
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from skill_studio.core.store import Filters, Store
-from skill_studio.ui.safe_text import literal
+from skill_studio.ui.elided import ElidedLabel
 from skill_studio.ui.theme import current_tokens
 
 
@@ -23,17 +22,18 @@ def _avg(value: float | None, fmt: str) -> str:
 
 
 def summary(stats: dict[str, Any]) -> str:
-    """'10 skills · 7 active · 1 awaiting review · success 71% · utility 0.61 · freshness 0.68'
-    (the review count only when there is one)."""
+    """'10 skills · 7 active · 2 awaiting review': what the bar shows (the review count only when
+    there is one; it counts what the review queue holds)."""
     parts = [_plural(stats["total"], "skill"), f"{stats['active']} active"]
-    if stats["candidates"]:   # a zero here is noise on a bar that must stay short
-        parts.append(f"{stats['candidates']} awaiting review")
-    return " · ".join([
-        *parts,
-        f"success {_avg(stats['avg_success_rate'], '.0%')}",
-        f"utility {_avg(stats['avg_utility'], '.2f')}",
-        f"freshness {_avg(stats['avg_freshness'], '.2f')}",
-    ])
+    if stats["awaiting_review"]:   # a zero here is noise on a bar that must stay short
+        parts.append(f"{stats['awaiting_review']} awaiting review")
+    return " · ".join(parts)
+
+
+def averages(stats: dict[str, Any]) -> str:
+    """'Average success 71%, utility 0.61, freshness 0.68' (in the tooltip)."""
+    return (f"Average success {_avg(stats['avg_success_rate'], '.0%')}, "
+            f"utility {_avg(stats['avg_utility'], '.2f')}, freshness {_avg(stats['avg_freshness'], '.2f')}")
 
 
 def _breakdown(stats: dict[str, Any], filters: Filters | None = None) -> str:
@@ -52,46 +52,6 @@ def is_filtered(filters: Filters | None) -> bool:
     return filters is not None and any(v not in (None, "") for v in astuple(filters))
 
 
-class ElidedLabel(QLabel):
-    """A one-line label that ends in '…' when narrower than its text; ``full_text()`` is the whole text."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self._full = ""
-        self.setTextFormat(Qt.PlainText)
-        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
-
-    def full_text(self) -> str:
-        return self._full
-
-    def setText(self, text: str) -> None:
-        self._full = text
-        self._elide()
-        self.updateGeometry()
-
-    def sizeHint(self) -> QSize:
-        hint = super().sizeHint()
-        m = self.contentsMargins()
-        return QSize(self.fontMetrics().horizontalAdvance(self._full) + m.left() + m.right() + 2, hint.height())
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(40, super().minimumSizeHint().height())
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._elide()
-
-    def changeEvent(self, event) -> None:
-        super().changeEvent(event)
-        if event.type() in (QEvent.FontChange, QEvent.StyleChange):
-            self._elide()
-
-    def _elide(self) -> None:
-        m = self.contentsMargins()
-        width = max(0, self.width() - m.left() - m.right())
-        super().setText(self.fontMetrics().elidedText(self._full, Qt.ElideRight, width))
-
-
 class StatsBar(QWidget):
     """Library totals, then the current view's, on one line. Each update costs at most two stats queries."""
 
@@ -99,9 +59,9 @@ class StatsBar(QWidget):
         self._library: dict | None = None
         super().__init__(parent)
         self._store = store
-        self.library_label = ElidedLabel(self)
+        self.library_label = ElidedLabel(parent=self)
         self.separator = QLabel("|", self)
-        self.view_label = ElidedLabel(self)
+        self.view_label = ElidedLabel(parent=self)
         self.separator.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
         row = QHBoxLayout(self)
         row.setContentsMargins(10, 3, 10, 3)
@@ -130,14 +90,15 @@ class StatsBar(QWidget):
             self._library = self._store.stats()
         library = self._library
         self.library_label.setText("Library: " + summary(library))
-        self.library_label.setToolTip(literal(f"{self.library_label.full_text()}\n{_breakdown(library)}"))
+        self.library_label.set_tip(f"{self.library_label.full_text()}\n{averages(library)}\n{_breakdown(library)}")
         filtered = is_filtered(filters)
         self.separator.setVisible(filtered)
         self.view_label.setVisible(filtered)
         if filtered:
             view = self._store.stats(filters)
             self.view_label.setText("This view: " + summary(view))
-            self.view_label.setToolTip(literal(f"{self.view_label.full_text()}\n{_breakdown(view, filters)}"))
+            self.view_label.set_tip(f"{self.view_label.full_text()}\n{averages(view)}\n"
+                                    f"{_breakdown(view, filters)}")
         else:
             self.view_label.setText("")
 

@@ -1,0 +1,72 @@
+"""The card view of the browser: cards flow to the width (as many columns as fit, sharing the row
+evenly), and the parts of a card that do something on a click show a hand cursor."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QAbstractItemView, QListView, QStyleOptionViewItem
+
+from skill_studio.ui.library.card_delegate import CardDelegate, columns_for
+
+
+class CardView(QListView):
+    """A wrapping list of cards painted by one :class:`CardDelegate` (``card_delegate``)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("cardView")
+        self.setViewMode(QListView.ListMode)
+        self.setFlow(QListView.LeftToRight)
+        self.setWrapping(True)
+        self.setMovement(QListView.Static)
+        self.setResizeMode(QListView.Adjust)
+        self.setUniformItemSizes(True)
+        self.setSpacing(0)   # each card keeps a margin inside its cell
+        # Never sideways; the vertical bar always shown, so its coming and going never re-flows.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
+        self.setSelectionMode(QAbstractItemView.ExtendedSelection)
+        # Whole rows, as the table selects them: the two views share one selection model.
+        self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setSelectionRectVisible(True)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.setMouseTracking(True)
+        self.viewport().setAttribute(Qt.WA_Hover, True)
+        self.setDragEnabled(True)
+        self.setDragDropMode(QAbstractItemView.DragOnly)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.card_delegate = CardDelegate(self)
+        self.setItemDelegate(self.card_delegate)
+        self.viewport().installEventFilter(self)
+
+    def columns(self) -> int:
+        """How many cards a row holds now."""
+        return columns_for(self.viewport().width())[0]
+
+    def flow(self) -> None:
+        """Size the cards to share the width evenly (called on every resize)."""
+        _n, width = columns_for(self.viewport().width())
+        if width != self.card_delegate.card_width:
+            self.card_delegate.card_width = width
+            self.doItemsLayout()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.viewport():
+            if event.type() == QEvent.Resize:
+                self.flow()
+            elif event.type() == QEvent.MouseMove:
+                self._hover(event.position().toPoint())
+        return super().eventFilter(watched, event)
+
+    def _hover(self, pos) -> None:
+        index = self.indexAt(pos)
+        clickable = False
+        if index.isValid():
+            option = QStyleOptionViewItem()
+            self.initViewItemOption(option)
+            option.rect = self.visualRect(index)
+            clickable = self.card_delegate.clickable_at(option, index, pos)
+        if clickable:
+            self.viewport().setCursor(Qt.PointingHandCursor)
+        else:
+            self.viewport().unsetCursor()
