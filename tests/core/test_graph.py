@@ -10,6 +10,7 @@ import networkx as nx
 import pytest
 from conftest import make
 
+from skill_studio.core.graph.clusters import split
 from skill_studio.core.graph.dependencies import (
     EDGE_CONFLICTS,
     EDGE_DEPENDS,
@@ -210,8 +211,9 @@ def test_layered_puts_every_dependency_above_its_dependent():
         assert pos[v][1] < pos[u][1]
     assert pos == layered_layout(random_dag(120, 300))
     assert len(set(pos.values())) == len(pos)                       # no two nodes on one spot
-    linked = {name for u, v, _ in g.edges() for name in (u, v)}
-    assert all((pos[name][1] / 1.5).is_integer() for name in linked)   # y = layer × 1.5
+    for group in split(g.graph)[0]:   # within a cluster: y = its top + layer × 1.5
+        top = min(pos[name][1] for name in group)
+        assert all(abs(round((pos[name][1] - top) / 1.5) * 1.5 - (pos[name][1] - top)) < 1e-9 for name in group)
 
 
 def test_layered_cycle_members_share_a_layer_and_loose_skills_sit_below():

@@ -79,9 +79,12 @@ def test_whole_library_with_ghosts_cycles_and_problems(view, qtbot):
     assert any("ci-runner" in t and "deploy" in t and "cycle" in t.lower() for t in texts)
     assert any("missing-skill" in t for t in texts)
     assert any("lint" in t and "format" in t for t in texts)
-    assert view.problems_title.text().startswith("Problems: 1 error(s)")
+    assert view.problems_title.text() == "Problems: 1 error, 2 warnings"
     tip = view.scene.nodes["deploy"].toolTip()   # what hovering shows
-    assert "Does deploy work" in tip and "verified" in tip and "utility" in tip and "freshness" in tip
+    assert "Does deploy work" in tip and "Verified" in tip and "utility" in tip and "freshness" in tip
+    assert "trust 3 – Trusted" in tip and "Depends on: ci-runner, release-notes" in tip
+    assert "Needed by: ci-runner, hotfix" in tip and "Conflicts with: old-deploy" in tip
+    assert "Extended by: hotfix" in view.scene.nodes["deploy"].toolTip()
     assert view.status.text().startswith("13 of 13 skills")
     # prerequisites sit above what needs them
     y = {n: item.pos().y() for n, item in view.scene.nodes.items()}

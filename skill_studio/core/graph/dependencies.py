@@ -22,6 +22,27 @@ from skill_studio.core.model import EXPOSED_STATES, LIFECYCLE_TERMS, SHELVED_STA
 
 EDGE_DEPENDS, EDGE_CONFLICTS, EDGE_PARENT = "depends", "conflicts", "parent"
 EDGE_KINDS = (EDGE_DEPENDS, EDGE_CONFLICTS, EDGE_PARENT)
+
+
+@dataclass(frozen=True)
+class GraphTerms:
+    """What people read about a kind of relation, or a mark the graph puts on a problem."""
+
+    label: str
+    meaning: str
+
+
+#: Each kind of relation in plain words (legends, tooltips).
+EDGE_TERMS: dict[str, GraphTerms] = {
+    EDGE_DEPENDS: GraphTerms("Depends on", "the arrow points at the skill it needs"),
+    EDGE_CONFLICTS: GraphTerms("Conflicts with", "not to be used together"),
+    EDGE_PARENT: GraphTerms("Extends", "a variant of its parent skill"),
+}
+#: The marks of the problems the graph shows on skills and relations.
+MARK_TERMS: dict[str, GraphTerms] = {
+    "cycle": GraphTerms("Dependency cycle", "skills that need each other in a circle: no load order"),
+    "missing": GraphTerms("Missing skill", "needed by a skill but not in the library"),
+}
 #: At most this many dependency cycles are listed, so a tangled library stays quick to check.
 MAX_CYCLES = 1000
 _INACTIVE = SHELVED_STATES

@@ -14,6 +14,8 @@ from typing import Protocol
 import networkx as nx
 import numpy as np
 
+from skill_studio.core.graph import clusters
+
 Positions = dict[str, tuple[float, float]]
 
 
@@ -25,7 +27,7 @@ class Laid(Protocol):
 
     def depends_graph(self) -> nx.DiGraph: ...
 
-X_GAP = 1.4          # between neighbours in a layer (and columns of the grid)
+X_GAP = clusters.NODE_W   # between neighbours in a layer (and columns of the grid)
 LAYER_GAP = 1.5      # between layers
 GRID_ROW = 0.8       # between rows of the grid of unconnected skills
 SWEEPS = 4           # barycenter passes (down and up each count as one)
@@ -38,29 +40,40 @@ MIN_ARC = 1.3        # radial: room a node needs along its ring
 # --- layered ------------------------------------------------------------------
 
 def layered_layout(g: Laid) -> Positions:
-    """Layers by topological generation of the depends edges, prerequisites above (y = layer ×
-    1.5; a cycle's members condensed into one layer), ordered within each layer by barycenter
-    sweeps; skills with no depends edge at all in a compact grid below the rest."""
-    d = g.depends_graph()
-    linked = sorted(n for n in d if any(v != n for v in d.succ[n]) or any(u != n for u in d.pred[n]))
-    loose = sorted(set(d) - set(linked))
-    pos: Positions = {}
-    layers, widest = 0, 0
-    if linked:
-        pos, layers, widest = _layers(d.subgraph(linked), linked)
-    if loose:
-        _grid(pos, loose, layers * LAYER_GAP + (0.5 * LAYER_GAP if linked else 0.0), widest)
-    return pos
+    """Each cluster (skills joined by any relation) in layers by topological generation of its
+    depends edges, prerequisites above (a cycle's members condensed into one layer), ordered
+    within each layer by barycenter sweeps; the clusters packed in rows, biggest first, and the
+    skills with no relation at all in a compact grid below them."""
+    groups, loose = clusters.split(g.graph)
+    parts: list[tuple[list[str], Positions]] = []
+    if groups:
+        # All clusters at once, then each on its own. When most skills are linked, the loose
+        # ones go along; else the rest is copied (networkx walks a copy faster than a view).
+        d = g.depends_graph()
+        if len(loose) * 4 < len(d):
+            pos, _, _ = _layers(d, sorted(d))
+        else:
+            linked = sorted(n for group in groups for n in group)
+            kept = set(linked)
+            sub: nx.DiGraph[str] = nx.DiGraph()
+            sub.add_nodes_from(linked)
+            sub.add_edges_from((u, v) for u, v in d.edges if u in kept and v in kept)
+            pos, _, _ = _layers(sub, linked)
+        parts = [(group, _compact(pos, group)) for group in groups]
+    return clusters.arrange(parts, loose, GRID_ROW)
 
 
-def _grid(pos: Positions, names: list[str], top: float, width: int) -> None:
-    """Place names in rows from ``top`` down, centred on x = 0: about as wide as ``width``
-    columns, or square when that is wider."""
-    square = math.ceil(math.sqrt(len(names) * GRID_ROW / X_GAP))
-    cols = min(len(names), max(width, square, 1))
-    for i, name in enumerate(names):
-        row, col = divmod(i, cols)
-        pos[name] = ((col - (cols - 1) / 2) * X_GAP, top + row * GRID_ROW)
+def _compact(pos: Positions, names: list[str]) -> Positions:
+    """A cluster's positions from a layout of several at once: each layer's members side by
+    side in the order they had there, centred on x = 0."""
+    layers: dict[float, list[str]] = {}
+    for n in sorted(names, key=lambda n: pos[n][0]):
+        layers.setdefault(pos[n][1], []).append(n)
+    out: Positions = {}
+    for y, row in layers.items():
+        for i, n in enumerate(row):
+            out[n] = ((i - (len(row) - 1) / 2) * X_GAP, y)
+    return out
 
 
 def _layers(d: nx.DiGraph, names: list[str]) -> tuple[Positions, int, int]:
@@ -128,12 +141,13 @@ def _group(level: np.ndarray, placed: np.ndarray, other: np.ndarray, count: int)
 
 def spring_layout(g: Laid, seed: int = 7) -> Positions:
     """Force-directed over every edge kind (networkx below 500 nodes, a gridded
-    Fruchterman-Reingold above), scaled to about the density of the layered layout; skills
-    with no edge at all in a compact grid below, as there."""
+    Fruchterman-Reingold above), scaled to about the density of the layered layout; each
+    cluster then moved into its place in rows, biggest first, and the skills with no relation
+    at all in a compact grid below, as there."""
     graph = g.graph
-    linked = sorted(n for n in graph if any(v != n for v in graph.succ[n]) or any(u != n for u in graph.pred[n]))
-    loose = sorted(set(graph) - set(linked))
-    pos: Positions = {}
+    groups, loose = clusters.split(graph)
+    linked = sorted(n for group in groups for n in group)
+    parts: list[tuple[list[str], Positions]] = []
     if linked:
         index = {name: i for i, name in enumerate(linked)}
         pairs = sorted({(min(index[u], index[v]), max(index[u], index[v])) for u, v in graph.edges() if u != v})
@@ -150,12 +164,22 @@ def spring_layout(g: Laid, seed: int = 7) -> Positions:
         half = float(np.median(np.sqrt((xy * xy).sum(axis=1)))) or 1.0
         xy *= math.sqrt(0.5 * len(linked) * SPRING_AREA / math.pi) / half
         pos = {name: (float(xy[i, 0]), float(xy[i, 1])) for i, name in enumerate(linked)}
-    if loose:
-        ys = [y for _, y in pos.values()]
-        xs = [x for x, _ in pos.values()]
-        width = int((max(xs) - min(xs)) / X_GAP) + 1 if xs else 0
-        _grid(pos, loose, max(ys) + LAYER_GAP if ys else 0.0, width)
-    return pos
+        parts = [(group, _spread_out(pos, group)) for group in groups]
+    return clusters.arrange(parts, loose, GRID_ROW)
+
+
+def _spread_out(pos: Positions, names: list[str], limit: int = 300, most: float = 4.0) -> Positions:
+    """A small cluster's positions scaled up (at most ``most`` times) until no two of its nodes'
+    rooms overlap; a big one as it is (its forces keep nodes apart, and the pairs are many)."""
+    if len(names) < 2 or len(names) > limit:
+        return {n: pos[n] for n in names}
+    xy = np.array([pos[n] for n in names], dtype=np.float64)
+    d = np.abs(xy[:, None, :] - xy[None, :, :]) / (clusters.NODE_W, clusters.NODE_H)
+    gap = d.max(axis=2)
+    np.fill_diagonal(gap, np.inf)
+    closest = float(gap.min())
+    factor = min(most, 1.0 / closest) if closest < 1.0 else 1.0
+    return {n: (float(x * factor), float(y * factor)) for n, (x, y) in zip(names, xy)}
 
 
 def fruchterman_reingold(n: int, edges: np.ndarray, seed: int = 7, iterations: int = 60) -> np.ndarray:

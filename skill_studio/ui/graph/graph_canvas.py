@@ -4,13 +4,15 @@ double-click opens it; labels hide when zoomed far out."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRectF, Qt, Signal
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QImage, QPainter, QTransform
 from PySide6.QtWidgets import QGraphicsView
 
 from skill_studio.ui.graph.graph_scene import GraphScene
 
 #: Below this scale the node labels are hidden (unreadable anyway, and costly to draw).
 LABEL_SCALE = 0.42
+#: Find zooms in to at least this scale: a node's name is then as large as the rest of the window's text.
+READABLE_SCALE = 1.0
 MIN_SCALE, MAX_SCALE = 0.02, 4.0
 #: Zoomed out, the edges and boxes are drawn once into a picture of at most this many pixels
 #: and each frame only shows the picture; a bigger one is not worth its memory.
@@ -70,6 +72,13 @@ class GraphCanvas(QGraphicsView):
             self.resetTransform()
             self.scale(MIN_SCALE, MIN_SCALE)
             self.centerOn(rect.center())
+        self.update_detail()
+
+    def zoom_to(self, rect: QRectF) -> None:
+        """Centre on ``rect`` (a node's box), zoomed in to at least READABLE_SCALE so its name reads."""
+        scale = min(MAX_SCALE, max(self.transform().m11(), READABLE_SCALE))
+        self.setTransform(QTransform.fromScale(scale, scale))
+        self.centerOn(rect.center())
         self.update_detail()
 
     def update_detail(self) -> None:

@@ -1,5 +1,5 @@
 """The dependency graph drawn with QGraphicsScene: a rounded box per skill (name, lifecycle
-colour, trust stars), depends-on arrows, conflict and parent lines.
+colour, trust stars; see :mod:`graph_node`), depends-on arrows, conflict and parent lines.
 
 Everything is drawn by Qt's own items (no Python ``paint``), so a frame of thousands of
 nodes stays cheap: a node is a path item with two text children, and the edges are batched
@@ -14,40 +14,18 @@ from collections import defaultdict
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSimpleTextItem
+from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
 
-from skill_studio.core.graph.dependencies import EDGE_CONFLICTS, EDGE_DEPENDS, EDGE_PARENT, Node, Problem, SkillGraph
+from skill_studio.core.graph.dependencies import EDGE_CONFLICTS, EDGE_DEPENDS, EDGE_PARENT, Problem, SkillGraph
 from skill_studio.core.model import Lifecycle
 from skill_studio.ui import theme
+from skill_studio.ui.graph.graph_node import CYCLE_RED, NodeItem, node_tooltip, relation_lines
 
-#: Scene pixels per layout unit, and a node box's size in pixels.
+#: Scene pixels per layout unit.
 UNIT_X, UNIT_Y = 185.0, 110.0
-BOX_W, BOX_H = 170.0, 46.0
-NAME_ROLE = 0            # QGraphicsItem.data key holding a node's skill name
 REGION = 800.0           # edges are batched per square of this many scene pixels
 SMOOTH_EDGES = 2000      # up to this many edges, they are always drawn antialiased
-CYCLE_RED = theme.ROLE_FILLS["danger"]   # cycles and conflicts
-
-
-def _box_path() -> QPainterPath:
-    path = QPainterPath()
-    path.addRoundedRect(QRectF(-BOX_W / 2, -BOX_H / 2, BOX_W, BOX_H), 8, 8)
-    return path
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def node_tooltip(node: Node) -> str:
-    if node.missing:
-        return f"<b>{_html(node.name)}</b><br>Not in the library: some skill depends on it."
-    stars = "★" * int(node.trust_tier) + "☆" * (4 - int(node.trust_tier))
-    desc = node.description if len(node.description) <= 300 else node.description[:299] + "…"
-    return (f"<b>{_html(node.name)}</b> — {node.lifecycle.value}, {node.origin.value}, {stars}<br>"
-            f"{_html(desc)}<br><br>utility {node.utility:.2f} · freshness {node.freshness:.2f} · "
-            f"success {node.success_rate:.0%} · {node.uses} use(s)")
 
 
 class EdgeBatch(QGraphicsPathItem):
@@ -67,73 +45,16 @@ class EdgeBatch(QGraphicsPathItem):
         painter.setRenderHint(QPainter.Antialiasing, was)
 
 
-class NodeItem(QGraphicsPathItem):
-    """One skill's box; its name and stars are child items (hidden when zoomed far out)."""
-
-    def __init__(self, node: Node, path: QPainterPath, font: QFont, small: QFont, tokens: theme.Tokens):
-        super().__init__(path)
-        self.node = node
-        self.setData(NAME_ROLE, node.name)
-        self.setToolTip(node_tooltip(node))
-        self.setAcceptHoverEvents(False)
-        self.setFlag(QGraphicsItem.ItemIsSelectable, False)
-        metrics = QFontMetrics(font)
-        label = metrics.elidedText(node.name, Qt.ElideMiddle, int(BOX_W - 16))
-        self.label = QGraphicsSimpleTextItem(label, self)
-        self.label.setFont(font)
-        self.label.setPos(-metrics.horizontalAdvance(label) / 2, -BOX_H / 2 + 5)
-        if node.missing:
-            stars_text = "missing"
-        else:
-            tier = int(node.trust_tier)
-            stars_text = "★" * tier + "☆" * (4 - tier)
-        self.stars = QGraphicsSimpleTextItem(stars_text, self)
-        self.stars.setFont(small)
-        self.stars.setPos(-QFontMetrics(small).horizontalAdvance(stars_text) / 2, BOX_H / 2 - 20)
-        self.in_cycle = False
-        self.restyle(tokens, False)
-
-    def restyle(self, tokens: theme.Tokens, highlighted: bool) -> None:
-        node = self.node
-        if node.missing:
-            colour = QColor(tokens.text_muted)
-            pen = QPen(colour, 1.5, Qt.DashLine)
-            fill = QColor(tokens.window)
-            text = colour
-        else:
-            colour = QColor(theme.LIFECYCLE_COLORS[node.lifecycle])
-            pen = QPen(colour, 2.0)
-            fill = QColor(tokens.surface)
-            tint = QColor(colour)
-            tint.setAlpha(40 if tokens.dark else 28)
-            fill = _blend(fill, tint)
-            text = QColor(tokens.text)
-        if self.in_cycle:
-            pen = QPen(QColor(CYCLE_RED), 3.0, pen.style())
-        if highlighted:
-            pen = QPen(QColor(tokens.accent), 4.0)
-            fill = QColor(tokens.selection)
-        self.setPen(pen)
-        self.setBrush(QBrush(fill))
-        self.label.setBrush(QBrush(text))
-        self.stars.setBrush(QBrush(QColor(tokens.text_muted if node.missing else tokens.star)))
-        self.setZValue(2 if highlighted else 1)
-
-
-def _blend(base: QColor, over: QColor) -> QColor:
-    a = over.alphaF()
-    return QColor.fromRgbF(base.redF() * (1 - a) + over.redF() * a, base.greenF() * (1 - a) + over.greenF() * a,
-                           base.blueF() * (1 - a) + over.blueF() * a)
-
-
-def _clip_to_boxes(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Segments p->q (centre to centre) shortened to start and end on the boxes' borders."""
+def _clip_to_boxes(p: np.ndarray, q: np.ndarray, hp: np.ndarray, hq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Segments p->q (centre to centre) shortened to start and end on the boxes' borders (the
+    boxes' half sizes ``hp`` and ``hq``)."""
     d = q - p
-    half = np.array([BOX_W / 2 + 2, BOX_H / 2 + 2])
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.min(np.where(np.abs(d) > 1e-9, half / np.abs(d), np.inf), axis=1)
-    t = np.clip(np.nan_to_num(t, posinf=0.5), 0.0, 0.5)[:, None]
-    return p + d * t, q - d * t
+        tp = np.min(np.where(np.abs(d) > 1e-9, (hp + 2) / np.abs(d), np.inf), axis=1)
+        tq = np.min(np.where(np.abs(d) > 1e-9, (hq + 2) / np.abs(d), np.inf), axis=1)
+    tp = np.clip(np.nan_to_num(tp, posinf=0.5), 0.0, 0.5)[:, None]
+    tq = np.clip(np.nan_to_num(tq, posinf=0.5), 0.0, 0.5)[:, None]
+    return p + d * tp, q - d * tq
 
 
 class GraphScene(QGraphicsScene):
@@ -150,10 +71,13 @@ class GraphScene(QGraphicsScene):
         self._edge_count = 0
         self._cells: dict[tuple[int, int], list[QGraphicsPathItem]] = defaultdict(list)   # region: its batches
         self.highlighted: set[str] = set()
+        self.near: set[str] = set()        # neighbours of what is highlighted, outlined more lightly
+        self.used: set[str] = set()        # the styles drawn: lifecycle values, edge kinds, marks
         self.labels_shown = self.edges_shown = True
         self.bounds = QRectF()
         self.generation = 0   # counts rebuilds (a view's cached pictures of the scene go with them)
         self.tokens = theme.current_tokens()
+        self.edge_pens: dict[str, QPen] = {}   # the pen of each edge style drawn
 
     def build(self, graph: SkillGraph, positions: dict[str, tuple[float, float]], problems: list[Problem] = ()) -> None:
         """Replace the scene's content with ``graph`` laid out at ``positions`` (layout units)."""
@@ -162,7 +86,7 @@ class GraphScene(QGraphicsScene):
         self.edge_paths = []
         self._edge_count = 0
         self._cells = defaultdict(list)
-        self.highlighted = set()
+        self.highlighted, self.near = set(), set()
         self.tokens = tokens = theme.current_tokens()
         self.setBackgroundBrush(QColor(tokens.window))
         font = QFont()
@@ -170,17 +94,22 @@ class GraphScene(QGraphicsScene):
         font.setBold(True)
         small = QFont()
         small.setPointSizeF(8.5)
-        path = _box_path()
         cyclic = {name for p in problems if p.kind in ("cycle", "self-dependency") for name in p.skills}
+        multi = graph.graph
+        self.used = set()
         for node in graph.nodes():
             x, y = positions.get(node.name, (0.0, 0.0))
-            item = NodeItem(node, path, font, small, tokens)
+            item = NodeItem(node, font, small, tokens)
             item.setPos(x * UNIT_X, y * UNIT_Y)
+            item.setToolTip(node_tooltip(node, relation_lines(multi, node.name)))
             if node.name in cyclic:
                 item.in_cycle = True
-                item.restyle(tokens, False)
+                item.restyle(tokens, None)
+            self.used.add("missing" if node.missing else node.lifecycle.value)
             self.addItem(item)
             self.nodes[node.name] = item
+        if cyclic & set(self.nodes):
+            self.used.add("cycle")
         self._build_edges(graph, positions, cyclic, tokens)
         self._build_overview(tokens)
         self.labels_shown = False
@@ -197,7 +126,10 @@ class GraphScene(QGraphicsScene):
             return
         p = np.array([positions[u] for u, _, _ in edges], float) * (UNIT_X, UNIT_Y)
         q = np.array([positions[v] for _, v, _ in edges], float) * (UNIT_X, UNIT_Y)
-        a, b = _clip_to_boxes(p, q)
+        half = {name: (item.w / 2, item.h / 2) for name, item in self.nodes.items()}
+        hp = np.array([half[u] for u, _, _ in edges], float).reshape(-1, 2)
+        hq = np.array([half[v] for _, v, _ in edges], float).reshape(-1, 2)
+        a, b = _clip_to_boxes(p, q, hp, hq)
         styles = []
         for u, v, kind in edges:
             if kind == EDGE_DEPENDS and u in cyclic and v in cyclic:
@@ -205,6 +137,7 @@ class GraphScene(QGraphicsScene):
             elif kind == EDGE_DEPENDS and graph.node(v).missing:
                 kind = "ghost"
             styles.append(kind)
+        self.used.update(styles)
         # A long edge is cut into pieces no longer than half a region, each batched with its
         # region's: a batch then covers little more than its region, and the scene's index
         # leaves out of a frame every batch out of view.
@@ -237,6 +170,7 @@ class GraphScene(QGraphicsScene):
         for pen in pens.values():
             pen.setCosmetic(True)   # as wide on screen at any zoom, and much cheaper to draw
         self.edge_paths = [(whole[style], pens[style]) for style in whole]
+        self.edge_pens = pens
         arrows = {EDGE_DEPENDS: muted, "ghost": muted, "cycle": QColor(CYCLE_RED)}
         for (style, cx, cy), idx in line_groups.items():
             lines = QPainterPath()
@@ -272,7 +206,7 @@ class GraphScene(QGraphicsScene):
         for item in self.nodes.values():
             colour = "ghost" if item.node.missing else ("cycle" if item.in_cycle else item.node.lifecycle.value)
             pos = item.pos()
-            rect = QRectF(pos.x() - BOX_W / 2, pos.y() - BOX_H / 2, BOX_W, BOX_H)
+            rect = QRectF(pos.x() - item.w / 2, pos.y() - item.h / 2, item.w, item.h)
             groups[colour].addRect(rect)
             rects[colour].append(rect)
         self.overview_rects = []
@@ -293,13 +227,19 @@ class GraphScene(QGraphicsScene):
 
     # --- state shown on the nodes ---------------------------------------------
 
-    def set_highlighted(self, names) -> None:
-        """Outline these nodes (the browser's selection, search hits, a clicked problem)."""
+    def set_highlighted(self, names, near=()) -> None:
+        """Outline these nodes (the browser's selection, search hits, a clicked problem), and
+        more lightly the ``near`` ones (the neighbours of a skill found)."""
         names = {n for n in names if n in self.nodes}
-        for name in self.highlighted ^ names:
-            self.nodes[name].restyle(self.tokens, name in names)
-            self.nodes[name].setVisible(self.labels_shown or name in names)
-        self.highlighted = names
+        near = {n for n in near if n in self.nodes} - names
+        was = dict.fromkeys(self.near, "near") | dict.fromkeys(self.highlighted, "hit")
+        now = dict.fromkeys(near, "near") | dict.fromkeys(names, "hit")
+        for name in was.keys() | now.keys():
+            if was.get(name) != now.get(name):
+                item = self.nodes[name]
+                item.restyle(self.tokens, now.get(name))
+                item.setVisible(self.labels_shown or name in now)
+        self.highlighted, self.near = names, near
 
     def show_labels(self, shown: bool, edges: bool = True) -> None:
         """Detail (boxes with names and stars, arrowheads) or, zoomed far out, the overview;
@@ -309,7 +249,7 @@ class GraphScene(QGraphicsScene):
             return
         self.labels_shown, self.edges_shown = shown, edges
         for name, item in self.nodes.items():
-            item.setVisible(shown or name in self.highlighted)
+            item.setVisible(shown or name in self.highlighted or name in self.near)
         for item in self.arrow_items:
             item.setVisible(shown and edges)
         for item in self.edge_items:

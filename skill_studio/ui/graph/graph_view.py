@@ -6,19 +6,10 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QEvent, Qt, Signal, Slot
-from PySide6.QtGui import QAction, QColor, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QListWidget,
-    QListWidgetItem,
-    QMenu,
-    QSpinBox,
     QSplitter,
-    QStyle,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -27,14 +18,19 @@ from PySide6.QtWidgets import (
 from skill_studio.core.model import Lifecycle, Origin
 from skill_studio.ui import theme
 from skill_studio.ui.graph import graph_export
+from skill_studio.ui.graph.graph_bar import LAYOUTS, build_bar
 from skill_studio.ui.graph.graph_canvas import GraphCanvas
+from skill_studio.ui.graph.graph_legend import graph_icon
 from skill_studio.ui.graph.graph_prep import Prepared, Scope, prepare
-from skill_studio.ui.graph.graph_scene import CYCLE_RED, GraphScene
+from skill_studio.ui.graph.graph_problems import ProblemsSide
+from skill_studio.ui.graph.graph_scene import GraphScene
 from skill_studio.ui.gui_thread import gui_only
-from skill_studio.ui.safe_text import literal
 from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
 
-LAYOUTS = (("layered", "Layered"), ("spring", "Force-directed"), ("radial", "Radial"))
+__all__ = ["LAYOUTS", "GraphView"]
+
+#: Progress and Cancel show when laying out takes longer than this (milliseconds).
+PROGRESS_DELAY = 500
 
 
 class GraphView(WorkerOwner, QWidget):
@@ -59,6 +55,8 @@ class GraphView(WorkerOwner, QWidget):
         self._fit_next = True
         self._hits: list[str] = []
         self._hit = -1
+        self._problem_names: tuple | list = ()
+        self._pending_highlight: list | None = None
         #: ask_save_path(title, suggested name, filter) -> path or "" (replaceable in tests).
         self.ask_save_path = lambda title, name, flt: graph_export.ask_path(self, title, name, flt)
         self.tell = lambda title, text: graph_export.tell(self, title, text)
@@ -67,97 +65,40 @@ class GraphView(WorkerOwner, QWidget):
         self.canvas = GraphCanvas(self.scene, self)
         self.canvas.nodeClicked.connect(self._node_clicked)
         self.canvas.nodeDoubleClicked.connect(self.openRequested)
-        self.problem_list = QListWidget(self)
-        self.problem_list.setAccessibleName("Graph problems")
-        self.problem_list.setWordWrap(True)
-        self.problem_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.problem_list.itemClicked.connect(self._problem_clicked)
-        self.problem_list.itemActivated.connect(self._problem_clicked)
-        self.problems_title = QLabel("Problems", self)
-        side = QWidget(self)
-        side_layout = QVBoxLayout(side)
-        side_layout.setContentsMargins(0, 0, 0, 0)
-        side_layout.addWidget(self.problems_title)
-        side_layout.addWidget(self.problem_list)
-        splitter = QSplitter(Qt.Horizontal, self)
+        self.problems_side = side = ProblemsSide(self)
+        side.problemClicked.connect(self._problem_clicked)
+        self.problem_list = side.list
+        self.problems_title = side.title
+        self.splitter = splitter = QSplitter(Qt.Horizontal, self)
         splitter.addWidget(self.canvas)
         splitter.addWidget(side)
         splitter.setStretchFactor(0, 4)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([900, 280])
+        splitter.setSizes([900, 260])
+        splitter.setChildrenCollapsible(False)
+        side.hide()   # until there are problems to list
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
-        layout.addLayout(self._build_bar())
+        layout.addLayout(build_bar(self))
         layout.addWidget(splitter, 1)
+        self._progress_timer = QTimer(self)
+        self._progress_timer.setSingleShot(True)
+        self._progress_timer.timeout.connect(self._show_progress)
+        self._paint_icons()
         QShortcut(QKeySequence("F"), self, self.canvas.fit, context=Qt.WidgetWithChildrenShortcut)
         QShortcut(QKeySequence.Find, self, lambda: self.search.setFocus(), context=Qt.WidgetWithChildrenShortcut)
 
-    def _build_bar(self) -> QHBoxLayout:
-        bar = QHBoxLayout()
-        self.scope_combo = QComboBox(self)
-        self.scope_combo.addItems(["Whole library", "Around the selected skill"])
-        self.scope_combo.setToolTip("Show every skill, or only those a few links from the selected one")
-        self.scope_combo.currentIndexChanged.connect(self._scope_changed)
-        self.depth = QSpinBox(self)
-        self.depth.setRange(1, 8)
-        self.depth.setValue(2)
-        self.depth.setToolTip("How many links away from the selected skill to show")
-        self.depth.valueChanged.connect(self._scope_changed)
-        self.layout_combo = QComboBox(self)
-        for key, text in LAYOUTS:
-            self.layout_combo.addItem(text, key)
-        self.layout_combo.setToolTip("Layered: prerequisites above what needs them")
-        self.layout_combo.currentIndexChanged.connect(self._scope_changed)
-        self.lifecycle_button = self._filter_button("Lifecycle", Lifecycle)
-        self.origin_button = self._filter_button("Origin", Origin)
-        self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Find a skill (Enter: next)")
-        self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self._search_changed)
-        self.search.returnPressed.connect(self.next_hit)
-        fit = QToolButton(self)
-        fit.setText("Fit")
-        fit.setToolTip("Show the whole graph (F)")
-        fit.clicked.connect(self.canvas.fit)
-        self.export_button = QToolButton(self)
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.InstantPopup)
-        menu = QMenu(self.export_button)
-        for text, kind in (("Picture (PNG)…", "png"), ("Drawing (SVG)…", "svg"), ("GraphML…", "graphml"),
-                           ("Graphviz DOT…", "dot"), ("JSON…", "json")):
-            action = QAction(text, menu)
-            action.triggered.connect(lambda _=False, k=kind: self.export(k))
-            menu.addAction(action)
-        self.export_button.setMenu(menu)
-        self.status = QLabel(self)
-        self.status.setProperty("role", "muted")
-        hops = QLabel("Hops:", self)
-        hops.setBuddy(self.depth)
-        for w in (self.scope_combo, hops, self.depth, self.layout_combo, self.lifecycle_button, self.origin_button):
-            bar.addWidget(w)
-        bar.addWidget(self.search, 1)
-        bar.addWidget(fit)
-        bar.addWidget(self.export_button)
-        bar.addWidget(self.status)
-        self.depth.setEnabled(False)
-        return bar
-
-    def _filter_button(self, text: str, enum) -> QToolButton:
-        button = QToolButton(self)
-        button.setText(text)
-        button.setPopupMode(QToolButton.InstantPopup)
-        button.setToolTip(f"Show skills of these {text.lower()} values")
-        menu = QMenu(button)
-        for value in enum:
-            action = QAction(value.value, menu)
-            action.setCheckable(True)
-            action.setChecked(True)
-            action.setData(value.value)
-            action.toggled.connect(self._scope_changed)
-            menu.addAction(action)
-        button.setMenu(menu)
-        return button
+    def _paint_icons(self) -> None:
+        """The toolbar's icons in the theme's colours (again when the theme changes)."""
+        tokens = theme.current_tokens()
+        self.fit_button.setIcon(graph_icon("fit", tokens.text))
+        self.legend_button.setIcon(graph_icon("legend", tokens.text))
+        self.isolated_box.setIcon(graph_icon("unrelated", tokens.text_muted))
+        problems = self.prepared.problems if self.prepared is not None else []
+        errors = any(p.severity == "error" for p in problems)
+        colour = tokens.success if not problems else tokens.error if errors else tokens.warning
+        self.problems_note.setIcon(graph_icon("problems" if problems else "ok", colour))
 
     # --- scope ----------------------------------------------------------------
 
@@ -167,10 +108,27 @@ class GraphView(WorkerOwner, QWidget):
 
     def _scope_changed(self, *_args) -> None:
         focus_mode = self.scope_combo.currentIndex() == 1
-        self.depth.setEnabled(focus_mode)
+        self._show_focus_controls(focus_mode)
         focus = (self.selected,) if focus_mode and self.selected else ()
-        self.set_scope(Scope(focus, self.depth.value(), self.layout_combo.currentData(),
-                             self._checked(self.lifecycle_button), self._checked(self.origin_button)))
+        self.set_scope(self._scope(focus))
+
+    def _scope(self, focus: tuple) -> Scope:
+        """The scope the controls say, around ``focus``; the switch of the skills without relations
+        counts once a person has used it (before, the library's size decides)."""
+        shown = self.isolated_box.isChecked() if self.isolated_box.property("chosen") else None
+        return Scope(tuple(focus), self.depth.value(), self.layout_combo.currentData(),
+                     self._checked(self.lifecycle_button), self._checked(self.origin_button), shown)
+
+    def _show_focus_controls(self, focus_mode: bool) -> None:
+        self.hops_label.setVisible(focus_mode)
+        self.depth.setVisible(focus_mode)
+        self.depth.setEnabled(focus_mode)
+        self.isolated_box.setVisible(not focus_mode)
+
+    def _isolated_toggled(self, _checked: bool) -> None:
+        self.isolated_box.setProperty("chosen", True)
+        self._fit_next = True
+        self._scope_changed()
 
     def set_scope(self, scope: Scope) -> None:
         if scope != self.scope:
@@ -183,14 +141,13 @@ class GraphView(WorkerOwner, QWidget):
         self.scope_combo.blockSignals(True)
         self.scope_combo.setCurrentIndex(1)
         self.scope_combo.blockSignals(False)
-        self.depth.setEnabled(True)
+        self._show_focus_controls(True)
         if depth is not None:
             self.depth.blockSignals(True)
             self.depth.setValue(depth)
             self.depth.blockSignals(False)
         self._fit_next = True
-        self.set_scope(Scope(tuple(names), self.depth.value(), self.layout_combo.currentData(),
-                             self._checked(self.lifecycle_button), self._checked(self.origin_button)))
+        self.set_scope(self._scope(tuple(names)))
 
     def set_selected(self, name: str | None) -> None:
         """The browser's selection: outlined here; in focus mode the view moves to it."""
@@ -221,13 +178,46 @@ class GraphView(WorkerOwner, QWidget):
         self._cancel = threading.Event()
         scope, cache = self.scope, dict(self._cache)
         self.status.setText("Laying out the graph…")
-        worker = TaskWorker(lambda store, progress, cancelled: prepare(store, scope, cache, cancelled=cancelled),
-                              self.store, self._cancel)
+        self.progress.setRange(0, 0)
+        self._progress_timer.start(PROGRESS_DELAY)
+        worker = TaskWorker(lambda store, progress, cancelled: prepare(store, scope, cache, progress=progress,
+                                                                       cancelled=cancelled),
+                            self.store, self._cancel)
+        worker.progressed.connect(self._progressed, Qt.QueuedConnection)
         worker.succeeded.connect(self._loaded, Qt.QueuedConnection)
         worker.failed.connect(self._failed, Qt.QueuedConnection)
-        worker.interrupted.connect(self._finished, Qt.QueuedConnection)
+        worker.interrupted.connect(self._interrupted, Qt.QueuedConnection)
         self._worker = worker
         self._thread = start_worker(worker, self, "graph-layout")
+
+    @Slot(str, int, int)
+    @gui_only
+    def _progressed(self, stage: str, done: int, total: int) -> None:
+        if self._running:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.status.setText(stage + "…")
+
+    @Slot()
+    @gui_only
+    def _show_progress(self) -> None:
+        if self._running:
+            self.progress.show()
+            self.cancel_button.show()
+
+    def cancel(self) -> None:
+        """Stop laying out the graph; the graph shown before stays."""
+        if self._running:
+            self._again = False
+            self._cancel.set()
+
+    @Slot()
+    @gui_only
+    def _interrupted(self) -> None:
+        self._again = False
+        self.status.setText("Stopped laying out the graph" + ("; the previous one is still shown"
+                                                              if self.prepared is not None else ""))
+        self._finished()
 
     def apply_changes(self, changes) -> bool:
         """Lay the graph out again when a skill it holds changed, or skills came or went; True if so."""
@@ -243,11 +233,11 @@ class GraphView(WorkerOwner, QWidget):
         self._cache = {prepared.key: prepared.positions}   # kept until the graph changes
         self.prepared = prepared
         self.scene.build(prepared.view, prepared.positions, prepared.problems)
+        self.legend.fill(self.scene)
         self._fill_problems(prepared)
+        self._show_isolated_state(prepared)
         self._search_changed(self.search.text())   # the hits of the graph now shown
-        shown = len(prepared.view)
-        edges = len(prepared.view.edges())
-        self.status.setText(f"{shown:,} of {len(prepared.full):,} skills · {edges:,} links")
+        self.status.setText(self._summary(prepared))
         if self._fit_next:
             self.canvas.fit()
             self._fit_next = False
@@ -257,6 +247,24 @@ class GraphView(WorkerOwner, QWidget):
         self._finished()
         self.ready.emit()
 
+    @staticmethod
+    def _summary(prepared: Prepared) -> str:
+        shown, total = len(prepared.view), len(prepared.full)
+        edges = len(prepared.view.edges())
+        text = f"{shown:,} of {total:,} skills · {edges:,} link{'s' if edges != 1 else ''}"
+        if prepared.isolated_hidden:
+            text += f" · {len(prepared.isolated):,} skills without relations hidden"
+        return text
+
+    def _show_isolated_state(self, prepared: Prepared) -> None:
+        box = self.isolated_box
+        box.blockSignals(True)
+        box.setChecked(not prepared.isolated_hidden)
+        box.blockSignals(False)
+        count = len(prepared.isolated)
+        box.setText(f"Show skills without relations ({count:,})")
+        box.setEnabled(bool(count))
+
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         # The theme changed: the scene's colours come from it, so draw the same graph again.
@@ -264,6 +272,8 @@ class GraphView(WorkerOwner, QWidget):
                 and self.scene.tokens != theme.current_tokens()):
             p = self.prepared
             self.scene.build(p.view, p.positions, p.problems)
+            self.legend.fill(self.scene)
+            self._paint_icons()
             self.canvas.update_detail()
             self._show_highlights()
 
@@ -278,6 +288,9 @@ class GraphView(WorkerOwner, QWidget):
     @gui_only
     def _finished(self) -> None:
         self._running = False
+        self._progress_timer.stop()
+        self.progress.hide()
+        self.cancel_button.hide()
         if self._again and not self._closed:
             self.reload()
 
@@ -289,25 +302,23 @@ class GraphView(WorkerOwner, QWidget):
     # --- problems, search, selection ------------------------------------------------
 
     def _fill_problems(self, prepared: Prepared) -> None:
-        self.problem_list.clear()
-        errors = sum(p.severity == "error" for p in prepared.problems)
-        warnings = len(prepared.problems) - errors
-        self.problems_title.setText(f"Problems: {errors} error(s), {warnings} warning(s)" if prepared.problems
-                                    else "Problems: none")
-        for p in prepared.problems:
-            icon = self.style().standardIcon(QStyle.SP_MessageBoxCritical if p.severity == "error"
-                                             else QStyle.SP_MessageBoxWarning)
-            item = QListWidgetItem(icon, p.message)
-            item.setToolTip(literal(p.message + "\n\nClick to show these skills"))
-            item.setData(Qt.UserRole, list(p.skills))
-            if p.severity == "error":
-                item.setForeground(QColor(CYCLE_RED))
-            self.problem_list.addItem(item)
+        """The problems beside the graph, shown only when there are some (see :class:`ProblemsSide`)."""
+        self._show_side(self.problems_side.fill(prepared.problems, self.problems_note))
+        self._paint_icons()
 
-    def _problem_clicked(self, item: QListWidgetItem) -> None:
-        names = item.data(Qt.UserRole) or []
-        if not names:
+    def _problems_toggled(self, shown: bool) -> None:
+        self._show_side(shown and self.problem_list.count() > 0)
+
+    def _show_side(self, shown: bool) -> None:
+        if shown == self.problems_side.isVisible():
             return
+        self.problems_side.setVisible(shown)
+        if shown:   # room for the list: about a fifth of the width, at least its minimum
+            total = self.splitter.width()
+            side = max(self.problems_side.minimumWidth(), min(320, total // 4))
+            self.splitter.setSizes([total - side, side])
+
+    def _problem_clicked(self, names: list) -> None:
         if not all(n in self.scene.nodes for n in names):
             self.focus_on(names, depth=1)
             self._pending_highlight = names
@@ -316,11 +327,17 @@ class GraphView(WorkerOwner, QWidget):
         self.canvas.fit_rect(self.scene.bounds_of(names))
 
     def _show_highlights(self) -> None:
-        names = set(self._hits) | set(getattr(self, "_problem_names", ()))
+        """Outline the search hits, a clicked problem's skills and the selected skill, and more
+        lightly the selected skill's neighbours."""
+        names = set(self._hits) | set(self._problem_names)
+        near: set[str] = set()
         if self.selected:
             names.add(self.selected)
-        self.scene.set_highlighted(names)
-        if self.prepared is not None and getattr(self, "_pending_highlight", None):
+            view = self.prepared.view.graph if self.prepared is not None else None
+            if view is not None and self.selected in view:
+                near = (set(view.succ[self.selected]) | set(view.pred[self.selected])) - {self.selected}
+        self.scene.set_highlighted(names, near)
+        if self.prepared is not None and self._pending_highlight:
             if all(n in self.scene.nodes for n in self._pending_highlight):
                 self.canvas.fit_rect(self.scene.bounds_of(self._pending_highlight))
                 self._pending_highlight = None
@@ -332,11 +349,26 @@ class GraphView(WorkerOwner, QWidget):
         self._show_highlights()
 
     def next_hit(self) -> None:
+        """Go to the next skill found: zoomed in until its name reads, selected, its neighbours
+        outlined. A skill among the hidden ones without relations is named in the status line."""
+        text = self.search.text().strip()
         if not self._hits:
+            if text and self.prepared is not None and self.prepared.isolated_hidden:
+                needle = text.casefold()
+                hidden = [n for n in self.prepared.isolated if needle in n.casefold()]
+                if hidden:
+                    self.status.setText(f"{hidden[0]} has no relations and is hidden: tick "
+                                        "“Show skills without relations” to see it")
+            elif text and self.prepared is not None:
+                self.status.setText(f"No skill shown matches “{text}”")
             return
         self._hit = (self._hit + 1) % len(self._hits)
         name = self._hits[self._hit]
-        self.canvas.centerOn(self.scene.nodes[name])
+        self.canvas.zoom_to(self.scene.nodes[name].sceneBoundingRect())
+        if not self.scene.nodes[name].node.missing:
+            self.selected = name
+            self._show_highlights()
+        self.status.setText(f"Found {name} ({self._hit + 1} of {len(self._hits)}; Enter: next)")
         self.skillSelected.emit(name)
 
     def _node_clicked(self, name: str) -> None:
