@@ -100,7 +100,7 @@ def test_the_window_and_the_command_line_write_one_store_at_once(qtbot, tmp_path
     window.show()
     told: list[str] = []
     designer = window.open_designer(SHARED)
-    designer.ask_note = lambda: "gui edit"
+    designer.toolbar.note.setText("gui edit")   # the version's note, typed beside Save
     designer.ask_unsaved = lambda: "discard"
     designer.tell = lambda title, text: told.append(f"{title}: {text}")
     conflicts = {"gui": 0, "cli": 0}

@@ -13,7 +13,7 @@ from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.store import Store
 from skill_studio.ui import theme
 from skill_studio.ui.designer.designer import DesignerWidget
-from skill_studio.ui.designer.saving import Outcome, Saver
+from skill_studio.ui.designer.saving import Saver
 from skill_studio.ui.designer.session import EditSession
 from skill_studio.ui.settings import StudioSettings
 from skill_studio.ui.shell.main_window import MainWindow
@@ -40,9 +40,7 @@ def window(qtbot, seeded_store, tmp_path):
 
 @pytest.fixture
 def designer(window) -> DesignerWidget:
-    d = window.open_designer(SKILL)
-    d.ask_note = lambda: "a test edit"
-    return d
+    return window.open_designer(SKILL)
 
 
 def type_at_end(qtbot, designer, text):
@@ -123,11 +121,13 @@ def test_a_form_edit_changes_only_that_line_and_is_one_undo(designer, qtbot):
 def test_save_makes_a_version_with_the_note(window, designer, qtbot):
     version = window.store.get(SKILL).version
     type_at_end(qtbot, designer, "\nOne more line.\n")
+    designer.toolbar.note.setText("a test edit")
     with qtbot.waitSignal(designer.saved):
         assert designer.save()
     stored = window.store.get(SKILL)
     assert stored.version == version + 1 and stored.skill_md.endswith("One more line.\n")
     assert window.store.versions(SKILL)[0].note == "a test edit"
+    assert designer.toolbar.note.text() == ""   # the note went with that version
     assert not designer.is_dirty()
     assert window.workspace.tabText(window.workspace.currentIndex()) == SKILL
     assert designer.history.versions_shown()[0] == stored.version
@@ -227,7 +227,6 @@ def test_a_draft_survives_a_window_destroyed_without_saving(qtbot, seeded_store,
     assert again.workspace.recover_drafts() == 1
     recovered = again.workspace.designer_for(SKILL)
     assert asked == [SKILL] and recovered.text().endswith("Unsaved work.\n") and recovered.is_dirty()
-    recovered.ask_note = lambda: ""
     assert recovered.save()
     assert seeded_store.draft(SKILL) is None
     assert seeded_store.get(SKILL).skill_md.endswith("Unsaved work.\n")
@@ -263,7 +262,6 @@ def test_files_open_in_their_own_tab_and_edits_make_the_skill_dirty(window, qtbo
     assert designer.file_tabs.currentWidget() is editor
     editor.appendPlainText("# edited")
     assert designer.is_dirty()
-    designer.ask_note = lambda: ""
     assert designer.save()
     script = next(f for f in window.store.get("runner-demo").files if f.path == "scripts/run.sh")
     assert script.data.decode().rstrip().endswith("# edited") and script.mode == 0o755
@@ -386,7 +384,6 @@ def test_a_draft_older_than_the_store_meets_the_newer_version_as_a_conflict(qtbo
     designer = w.workspace.designer_for(SKILL)
     assert "newer" in designer.banner.text()
     seen = []
-    designer.ask_note = lambda: ""
     designer.resolve_conflict = lambda stored, mine: seen.append(stored) or "cancel"
     assert not designer.save()
     assert seen == [theirs] and seeded_store.get(SKILL).skill_md == theirs
@@ -397,7 +394,6 @@ def test_open_file_tabs_follow_a_restore(window, qtbot):
 
     window.store.add(new_skill("runner-two", "Runs. Use when asked.", "script"))
     designer = window.open_designer("runner-two")
-    designer.ask_note = lambda: ""
     designer.open_file("scripts/run.sh")
     tab = designer.file_tabs.editor_for("scripts/run.sh")
     tab.appendPlainText("# added")
@@ -429,7 +425,6 @@ def test_unusual_characters_and_crlf_do_not_make_a_skill_dirty(window, qtbot):
     designer = window.open_designer("odd-chars")
     assert not designer.is_dirty() and designer.text() == text
     type_at_end(qtbot, designer, "More.")
-    designer.ask_note = lambda: ""
     assert designer.save()
     saved = window.store.get("odd-chars").skill_md
     assert "100\u00a0EUR" in saved and "\r\n" in saved and "A\u2028B" in saved
@@ -472,13 +467,11 @@ def test_save_as_copy_of_a_builtin_opens_an_editable_copy(window):
 
 def test_saving_needs_only_a_session_and_someone_to_ask(seeded_store):
     class Author:
-        note: str | None = None
         told: list[str] = []
-
-        def ask_note(self):
-            return self.note
+        conflicts: list[str] = []
 
         def resolve_conflict(self, stored, mine):
+            self.conflicts.append(stored)
             return "overwrite"
 
         def tell(self, title, text):
@@ -487,9 +480,9 @@ def test_saving_needs_only_a_session_and_someone_to_ask(seeded_store):
     author, session = Author(), EditSession(seeded_store, SKILL)
     saver = Saver(session, author)
     text = session.base.skill_md + "\nMine.\n"
-    assert saver.save(text, session.base.files) == Outcome()   # no note given: nothing written
-    author.note = ""
-    _store_edit(seeded_store.path, SKILL, lambda t: t + "\nTheirs.\n")
-    outcome = saver.save(text, session.base.files)             # meets theirs; the author overwrites
+    theirs = _store_edit(seeded_store.path, SKILL, lambda t: t + "\nTheirs.\n")
+    outcome = saver.save(text, session.base.files, "my note")   # meets theirs; the author overwrites
+    assert author.conflicts == [theirs]
     assert outcome.written and outcome.changes.changed == {SKILL} and not author.told
     assert seeded_store.get(SKILL).skill_md == text
+    assert seeded_store.versions(SKILL)[0].note == "my note"

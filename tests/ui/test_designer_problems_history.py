@@ -142,7 +142,7 @@ def test_panel_rows_sorted_by_line_with_counts_and_summary(qtbot, panel):
     with qtbot.waitSignal(panel.countsChanged) as blocker:
         panel.set_diagnostics(SAMPLE)
     assert blocker.args == [3, 1, 1] and panel.counts() == (3, 1, 1)
-    assert panel.summary() == panel.summary_label.text() == "3 errors, 1 warning, 1 info"
+    assert panel.summary() == panel.summary_label.full_text() == "3 errors, 1 warning, 1 info"
     assert [r[1:3] for r in rows(panel)] == [("", "S000"), ("2", "S019"), ("3", "W003"), ("4", "S010"),
                                              ("14", "W002")]
     assert rows(panel)[1][0] == "Error" and rows(panel)[4][0] == "Warning"

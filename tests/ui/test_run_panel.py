@@ -230,3 +230,47 @@ def test_output_names_cannot_fake_a_line_and_unsafe_ones_are_skipped_when_saved(
     assert status.startswith('Saved 1 output file(s); 2 not saved: "b\\x1b[2J" was not copied: it has a control '
                              "character in its name (and more, see the tooltip)")
     assert '"bad\\x0a(new) FAKE.txt" was not copied' in panel.status.toolTip()
+
+
+def _looks(button) -> tuple:
+    """What a person sees of a button: its text colour and its background (from its own grab)."""
+    image = button.grab().toImage()
+    centre = image.pixelColor(image.width() // 2, image.height() // 2)
+    edge = image.pixelColor(3, image.height() // 2)
+    return centre.name(), edge.name(), button.palette().buttonText().color().name()
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_cancel_can_be_pressed_only_while_a_run_goes_on(qtbot, window, store, dark):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    from skill_studio.ui import theme
+
+    app = QApplication.instance()
+    if dark:
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        theme.apply_theme(app, theme.DARK)
+    try:
+        _add(store, "waiter", {"run.sh": b"#!/bin/sh\necho begun\nsleep 300\n"})
+        d = _designer(window, "waiter")
+        d.show_details(d.run_panel)
+        panel = d.run_panel
+        assert not panel.cancel_button.isEnabled() and panel.run_button.isEnabled()   # nothing runs
+        idle_cancel, idle_run = _looks(panel.cancel_button), _looks(panel.run_button)
+        assert panel.run("run.sh")
+        qtbot.waitUntil(lambda: "begun" in panel.output.toPlainText(), timeout=20000)
+        assert panel.cancel_button.isEnabled() and not panel.run_button.isEnabled()   # one runs
+        assert _looks(panel.cancel_button) != idle_cancel and _looks(panel.run_button) != idle_run
+        with qtbot.waitSignal(panel.runFinished, timeout=20000):
+            panel.cancel_button.click()
+            assert not panel.cancel_button.isEnabled() and panel.status.text() == "Stopping run.sh…"
+        assert not panel.cancel_button.isEnabled() and panel.run_button.isEnabled()
+        assert _looks(panel.cancel_button) == idle_cancel
+        SCREENSHOTS.mkdir(exist_ok=True)
+        window.grab().save(str(SCREENSHOTS / f"designer-run-idle-{'dark' if dark else 'light'}.png"))
+    finally:
+        if dark:
+            theme.apply_theme(app, theme.LIGHT)
+            for _ in range(3):
+                QApplication.processEvents()

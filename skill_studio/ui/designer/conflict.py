@@ -1,19 +1,12 @@
-"""The designer's questions: a note for a new version, unsaved changes on close, and a save that meets
-somebody else's."""
+"""The designer's questions: unsaved changes on close, and a save that meets somebody else's."""
 
 from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QInputDialog, QLabel, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QMessageBox, QVBoxLayout, QWidget
 
 from skill_studio.ui.designer.diff_view import DiffView
-
-
-def ask_note(parent: QWidget | None) -> str | None:
-    """What changed, for the new version's note ("" is no note); None when the author cancels."""
-    note, ok = QInputDialog.getText(parent, "Save new version", "What changed (optional):")
-    return note if ok else None
 
 
 def ask_unsaved(parent: QWidget | None, name: str) -> str:

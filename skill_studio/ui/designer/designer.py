@@ -12,13 +12,14 @@ from skill_studio.core.model import SkillFile
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.core.runtime import limits
 from skill_studio.core.store import Store, StoreError
-from skill_studio.ui.designer.conflict import ask_note, ask_unsaved, resolve_conflict
+from skill_studio.ui.designer.conflict import ask_unsaved, resolve_conflict
 from skill_studio.ui.designer.editor import CodeEditor
 from skill_studio.ui.designer.file_tabs import FileTabs
 from skill_studio.ui.designer.files_panel import FilesPanel
 from skill_studio.ui.designer.find_bar import FindReplaceBar
 from skill_studio.ui.designer.history_panel import HistoryPanel
 from skill_studio.ui.designer.metadata_form import MetadataForm
+from skill_studio.ui.designer.panes import PaneLayout, PaneSplitter
 from skill_studio.ui.designer.preview import PreviewPane
 from skill_studio.ui.designer.problems import ProblemsPanel, ValidationRunner
 from skill_studio.ui.designer.run_panel import RunPanel
@@ -36,7 +37,7 @@ FORM_DELAY_MS = 300        # the form follows the text after typing pauses this 
 class DesignerWidget(QWidget):
     """Edits one skill of ``store``. The window that holds it asks :meth:`maybe_close` first.
 
-    How the designer asks things (``ask_note``, ``ask_unsaved``, ``resolve_conflict``, ``confirm``,
+    How the designer asks things (``ask_unsaved``, ``resolve_conflict``, ``confirm``,
     ``tell``) are attributes a caller may replace, e.g. in tests."""
 
     dirtyChanged = Signal(bool)
@@ -56,7 +57,6 @@ class DesignerWidget(QWidget):
         self._dirty = False
         self._syncing = False
         self._names: list[str] | None = None   # the library's names, read once per store change
-        self.ask_note = lambda: ask_note(self)
         self.ask_unsaved = lambda: ask_unsaved(self, self.session.name)
         self.resolve_conflict = lambda stored, mine: resolve_conflict(self, self.session.name, stored, mine)
         self.confirm = lambda title, text_: question(self, title, text_)
@@ -75,6 +75,7 @@ class DesignerWidget(QWidget):
     def _build(self) -> None:
         self.editor = CodeEditor(self)
         self.editor.setObjectName("skillEditor")
+        self.editor.set_word_wrap(True)   # SKILL.md is prose: its paragraphs wrap (Alt+Z turns it off)
         self.find_bar = FindReplaceBar(self.editor, self)
         self.find_bar.hide()
         self.file_tabs = FileTabs(self)
@@ -87,6 +88,7 @@ class DesignerWidget(QWidget):
         left.setStretchFactor(0, 4)
         left.setStretchFactor(1, 1)
         left.setSizes([560, 140])
+        left.setObjectName("designerEditorPane")
 
         self.preview = PreviewPane(self)
         read_only = self.session.read_only
@@ -105,13 +107,12 @@ class DesignerWidget(QWidget):
                                   limits_now=lambda: limits.from_settings(self.store.setting))
         self.side.addTab(self.run_panel, "Run")
 
-        self.splitter = QSplitter(Qt.Horizontal, self)
+        self.splitter = PaneSplitter(Qt.Horizontal, self)
         self.splitter.setObjectName("designerSplitter")
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.preview)
         self.splitter.addWidget(self.side)
-        self.splitter.setChildrenCollapsible(True)
-        self.splitter.setSizes([520, 420, 340])
+        self.panes = PaneLayout(self.splitter, left, self.preview, self.side, comfort=self.editor.comfort_width())
 
         self.banner = QLabel(self)
         self.banner.setTextFormat(Qt.TextFormat.PlainText)
@@ -149,6 +150,7 @@ class DesignerWidget(QWidget):
         self.history.restoreRequested.connect(self.restore_version)
         self._draft_timer.timeout.connect(self.save_draft)
         self._form_timer.timeout.connect(self._sync_panels)
+        self.panes.changed.connect(self.toolbar.follow_panes)
 
     # --- loading ------------------------------------------------------------------
 
@@ -222,9 +224,16 @@ class DesignerWidget(QWidget):
         self.form.set_text(text)
         self.steps.set_text(text)
 
+    def show_details(self, tab: QWidget | None = None) -> None:
+        """Show the details (opening the drawer in a narrow window), at ``tab`` when given."""
+        if tab is not None:
+            self.side.setCurrentWidget(tab)
+        if not self.side.isVisible():
+            self.panes.set_details(True)
+
     def run_script(self, path: str) -> None:
         """Try one of the skill's scripts, as the designer holds it now, in the Run tab."""
-        self.side.setCurrentWidget(self.run_panel)
+        self.show_details(self.run_panel)
         self.run_panel.run(path)
 
     def shutdown(self) -> None:
@@ -300,14 +309,19 @@ class DesignerWidget(QWidget):
     # --- saving -------------------------------------------------------------------
 
     def save(self) -> bool:
-        """Save a new version (asking for an optional note). False when nothing was saved."""
+        """Save a new version at once, with the toolbar's note ("What changed") when one was
+        typed; the note is cleared once saved. False when nothing was saved."""
         if self.session.read_only:
             return False
         self.form.flush()   # edits still waiting in the form (it writes after a pause) reach the text now
         if not self._dirty:
             self.statusMessage.emit("No changes to save")
             return True
-        return self._after_write(self.saver.save(self.text(), self.files()))
+        note = self.toolbar.note.text().strip()
+        saved = self._after_write(self.saver.save(self.text(), self.files(), note))
+        if saved:
+            self.toolbar.note.clear()
+        return saved
 
     def save_as_copy(self) -> bool:
         """Save the text as a new skill, which this designer then edits."""
@@ -319,6 +333,11 @@ class DesignerWidget(QWidget):
         return saved
 
     def restore_version(self, version: int) -> None:
+        if self.session.changed_elsewhere():   # said before anything is asked
+            self.tell("Not restored", f"{self.session.name} was changed elsewhere since you opened it. "
+                      "Save your text first (you will see the difference and choose), or close it and open "
+                      "it again.")
+            return
         if self._dirty and not self.confirm("Restore version",
                                             f"Restoring version {version} drops your unsaved changes. Go on?"):
             return

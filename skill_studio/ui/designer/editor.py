@@ -116,6 +116,10 @@ class CodeEditor(QPlainTextEdit):
         self._gutter.setFont(font)
         self._update_gutter_width()
 
+    def comfort_width(self, columns: int = 80) -> int:
+        """The width that shows ``columns`` characters of the editor's font beside the line numbers."""
+        return self.fontMetrics().horizontalAdvance("x" * columns) + self.viewportMargins().left() + 24
+
     def zoom_level(self) -> int:
         """Points added to (or taken from) the default font size."""
         return self._zoom

@@ -10,7 +10,6 @@ from PySide6.QtGui import QAction, QKeySequence, QStandardItem, QStandardItemMod
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
-    QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
@@ -28,6 +27,7 @@ from skill_studio.core.model import SkillFile
 from skill_studio.core.runtime.script_run import is_script
 from skill_studio.ui.designer import file_rules
 from skill_studio.ui.designer.file_rules import MAX_FILE_BYTES, check_path, describe, human_size, is_binary, kind_of
+from skill_studio.ui.designer.flow import FlowLayout
 from skill_studio.ui.safe_text import literal, question, warning
 from skill_studio.ui.theme import current_tokens
 
@@ -73,7 +73,7 @@ class FilesPanel(QWidget):
 
         self.actions: dict[str, QAction] = {}
         self.buttons: dict[str, QPushButton] = {}
-        buttons = QHBoxLayout()
+        buttons = FlowLayout()   # wraps in a narrow pane rather than widening the window
         for key, text, shortcut, tip, slot in (
                 ("add_files", "Add file…", None, "Copy files from disk into the selected folder", self.add_files),
                 ("new_text_file", "New text file…", None, "Create an empty text file", self.new_text_file),
@@ -94,15 +94,14 @@ class FilesPanel(QWidget):
             button.clicked.connect(action.trigger)
             action.enabledChanged.connect(button.setEnabled)
             self.buttons[key] = button
-            buttons.addWidget(button)
+            buttons.add(button)
         run = QAction("Run script", self, toolTip="Try the selected script in a temporary copy (the Run tab)")
         run.triggered.connect(self.run_selected)
         self.actions["run_script"] = self.run_action = run
         self.buttons["run_script"] = run_button = QPushButton("Run", self, toolTip=run.toolTip())
         run_button.clicked.connect(run.trigger)
         run.enabledChanged.connect(run_button.setEnabled)
-        buttons.addWidget(run_button)
-        buttons.addStretch(1)
+        buttons.add(run_button)
         layout = QVBoxLayout(self)
         layout.addLayout(buttons)
         layout.addWidget(self.tree, 1)

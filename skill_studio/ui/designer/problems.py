@@ -1,18 +1,22 @@
-"""The problems panel: validation findings for the edited SKILL.md, computed off the GUI thread."""
+"""The problems panel: validation findings for the edited SKILL.md (computed off the GUI thread by
+:class:`~skill_studio.ui.designer.validation.ValidationRunner`), by line, with the whole message below."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
-from functools import partial
+import re
+from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
+    QSizePolicy,
     QStackedWidget,
     QToolButton,
     QTreeWidget,
@@ -22,13 +26,13 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.format.diagnostics import Diagnostic, Severity
-from skill_studio.core.format.validate import PROFILES, validate_text
-from skill_studio.ui.gui_thread import gui_only
+from skill_studio.core.format.validate import PROFILES
+from skill_studio.ui.designer.validation import DEBOUNCE_MS, ValidationRunner, safe_validate
+from skill_studio.ui.elided import ElidedLabel
 from skill_studio.ui.theme import LIGHT, ON_FILL, SEVERITY_MARKS, current_tokens
 
 __all__ = ["DEBOUNCE_MS", "PROFILE_LABELS", "ProblemsPanel", "ValidationRunner", "safe_validate", "severity_icon"]
 
-DEBOUNCE_MS = 300
 #: What the profile combo box says for each validation profile.
 PROFILE_LABELS = {"strict": "Strict (reference validator)", "lenient": "Lenient (how agents load it)",
                   "claude-upload": "Claude upload"}
@@ -36,122 +40,6 @@ PROFILE_LABELS = {"strict": "Strict (reference validator)", "lenient": "Lenient 
 _PROFILE_WORDS = {"strict": "strict", "lenient": "lenient", "claude-upload": "Claude upload"}
 _SEVERITY_WORDS = {Severity.ERROR: "Error", Severity.WARNING: "Warning", Severity.INFO: "Info"}
 DIAGNOSTIC_ROLE = Qt.UserRole + 1
-
-Validator = Callable[..., list[Diagnostic]]
-
-
-def safe_validate(validate: Validator, text: str, folder_name: str | None, profile: str,
-                  files: Sequence[str] | None, library_names: Sequence[str] | None) -> list[Diagnostic]:
-    """The diagnostics of ``validate``; an exception it raises comes back as one S000 error."""
-    try:
-        return list(validate(text, folder_name, profile, files=files, library_names=library_names))
-    except Exception as e:  # noqa: BLE001 - a validator bug must not take the editor down
-        return [Diagnostic("S000", Severity.ERROR, f"Validation failed: {type(e).__name__}: {e}", None,
-                           "this is a fault in Skill Studio's validator, not necessarily in the skill")]
-
-
-class _Relay(QObject):
-    """Carries a result from a pool thread to the GUI thread (a queued signal)."""
-
-    resultReady = Signal(int, list)
-
-
-class _ValidationJob(QRunnable):
-    def __init__(self, relay: _Relay, seq: int, work: Callable[[], list[Diagnostic]]):
-        super().__init__()
-        self._relay, self._seq, self._work = relay, seq, work
-
-    def run(self) -> None:
-        result = self._work()
-        try:
-            self._relay.resultReady.emit(self._seq, result)
-        except RuntimeError:  # the runner was deleted while this ran
-            pass
-
-
-class ValidationRunner(QObject):
-    """Validates SKILL.md text after typing pauses; only the newest request's result is emitted.
-
-    Each request gets a sequence number; a result that arrives after a newer
-    request was made is dropped. Work runs on a one-thread pool owned by the
-    runner, and a queued request that has not started is dropped when a newer
-    one starts.
-    """
-
-    finished = Signal(list)
-
-    def __init__(self, parent: QObject | None = None, *, delay_ms: int = DEBOUNCE_MS,
-                 validate: Validator = validate_text):
-        super().__init__(parent)
-        self._validate = validate
-        self._seq = 0
-        self._pending: tuple[int, tuple] | None = None
-        self.last: list[Diagnostic] = []
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(delay_ms)
-        self._timer.timeout.connect(self._start)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._relay = _Relay()  # owned by Python: a running job keeps it alive
-        self._relay.resultReady.connect(self._deliver, Qt.QueuedConnection)  # emitted by the pool's thread
-
-    def request(self, text: str, folder_name: str | None, profile: str, files: Sequence[str] | None = None,
-                library_names: Sequence[str] | None = None) -> None:
-        """Validate after the debounce delay; each call restarts the delay and supersedes earlier ones."""
-        self._seq += 1
-        self._pending = (self._seq, self._args(text, folder_name, profile, files, library_names))
-        self._timer.start()
-
-    def run_now(self, text: str, folder_name: str | None, profile: str, files: Sequence[str] | None = None,
-                library_names: Sequence[str] | None = None) -> list[Diagnostic]:
-        """Validate at once on this thread, emit ``finished`` and return the diagnostics.
-
-        Pending and running requests are superseded (their results are dropped).
-        """
-        self._timer.stop()
-        self._pending = None
-        self._seq += 1
-        diags = safe_validate(self._validate, *self._args(text, folder_name, profile, files, library_names))
-        self.last = diags
-        self.finished.emit(diags)
-        return diags
-
-    def cancel(self) -> None:
-        """Forget pending work: no ``finished`` comes for earlier requests."""
-        self._timer.stop()
-        self._pending = None
-        self._seq += 1
-
-    def is_busy(self) -> bool:
-        """True while a request waits for its delay or a validation runs."""
-        return self._timer.isActive() or self._pool.activeThreadCount() > 0
-
-    def wait(self, msecs: int = -1) -> bool:
-        """Block until the running validation ends (for shutdown and tests); False on timeout."""
-        return self._pool.waitForDone(msecs)
-
-    @staticmethod
-    def _args(text, folder_name, profile, files, library_names) -> tuple:
-        # Copies, so that the caller may keep changing its lists while the worker reads these.
-        return (text, folder_name, profile, None if files is None else list(files),
-                None if library_names is None else list(library_names))
-
-    def _start(self) -> None:
-        if self._pending is None:
-            return
-        seq, args = self._pending
-        self._pending = None
-        self._pool.clear()  # a queued job that has not started is stale now
-        self._pool.start(_ValidationJob(self._relay, seq, partial(safe_validate, self._validate, *args)))
-
-    @Slot(int, list)
-    @gui_only
-    def _deliver(self, seq: int, diags: list) -> None:
-        if seq != self._seq:
-            return
-        self.last = diags
-        self.finished.emit(diags)
 
 
 # --- severity icons --------------------------------------------------------------------------
@@ -196,6 +84,12 @@ def severity_icon(severity: Severity, dark: bool | None = None) -> QIcon:
     return _ICON_CACHE[key]
 
 
+def breakable(text: str, run: int = 40) -> str:
+    """``text`` with a zero-width break allowed every ``run`` characters of a longer word (a path,
+    a URL), so that it wraps inside a narrow pane instead of widening it."""
+    return re.sub(rf"\S{{{run}}}(?=\S)", lambda m: m.group(0) + "\u200b", text)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 or word == 'info' else 's'}"
 
@@ -228,11 +122,13 @@ class ProblemsPanel(QWidget):
         self._diags: list[Diagnostic] = []
         self._shown: list[Diagnostic] = []
         self.profile_combo = QComboBox()
+        self.profile_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.profile_combo.setMinimumContentsLength(10)
         self.profile_combo.setToolTip("Which rules to check the skill against")
         for name in PROFILES:
             self.profile_combo.addItem(PROFILE_LABELS.get(name, name), name)
         self.profile_combo.currentIndexChanged.connect(self._on_profile_index)
-        self.summary_label = QLabel()
+        self.summary_label = ElidedLabel(minimum=30)
         self.summary_label.setProperty("role", "muted")
         self.info_toggle = QToolButton()
         self.info_toggle.setText("Show info")
@@ -261,6 +157,8 @@ class ProblemsPanel(QWidget):
         self.detail_label.setTextFormat(Qt.RichText)
         self.detail_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.detail_label.setContentsMargins(6, 2, 6, 4)
+        # However long the message (a path, a URL, a pasted line), the pane is never widened by it.
+        self.detail_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.detail_label.hide()
         self.empty_label = QLabel()
         self.empty_label.setAlignment(Qt.AlignCenter)
@@ -272,7 +170,15 @@ class ProblemsPanel(QWidget):
         page_layout.setContentsMargins(0, 0, 0, 0)
         page_layout.setSpacing(0)
         page_layout.addWidget(self.tree, 1)
-        page_layout.addWidget(self.detail_label)
+        # A long message scrolls in a few lines under the list; the list keeps its rows.
+        self.detail_scroll = QScrollArea()
+        self.detail_scroll.setWidgetResizable(True)
+        self.detail_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.detail_scroll.setWidget(self.detail_label)
+        self.detail_scroll.setMaximumHeight(self.fontMetrics().lineSpacing() * 4 + 8)
+        self.detail_scroll.hide()
+        page_layout.addWidget(self.detail_scroll)
         self.stack = QStackedWidget()
         self.stack.addWidget(list_page)
         self.stack.addWidget(self.empty_label)
@@ -280,7 +186,9 @@ class ProblemsPanel(QWidget):
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 4)
         bar.addWidget(QLabel("Profile:"))
-        bar.addWidget(self.profile_combo)
+        bar.addWidget(self.profile_combo, 3)
+        self.profile_combo.setMaximumWidth(self.profile_combo.fontMetrics().horizontalAdvance(
+            max(PROFILE_LABELS.values(), key=len)) + 48)
         bar.addStretch(1)
         bar.addWidget(self.summary_label)
         bar.addWidget(self.info_toggle)
@@ -369,14 +277,14 @@ class ProblemsPanel(QWidget):
     def _show_detail(self, item: QTreeWidgetItem | None, _previous=None) -> None:
         d = item.data(0, DIAGNOSTIC_ROLE) if item is not None else None
         if d is None:
-            self.detail_label.hide()
+            self.detail_scroll.hide()
             return
         where = f"line {d.line}" if d.line is not None else "whole file"
-        text = f"<b>{html.escape(d.code)}</b> ({where}): {html.escape(d.message)}"
+        text = f"<b>{html.escape(d.code)}</b> ({where}): {html.escape(breakable(d.message))}"
         if d.hint:
-            text += f"<br><b>Fix:</b> {html.escape(d.hint)}"
+            text += f"<br><b>Fix:</b> {html.escape(breakable(d.hint))}"
         self.detail_label.setText(text)
-        self.detail_label.show()
+        self.detail_scroll.show()
 
     def _on_item_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         d = item.data(0, DIAGNOSTIC_ROLE)

@@ -9,7 +9,7 @@ import shlex
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -31,7 +31,7 @@ from skill_studio.core.runtime import limits, sandbox, script_run
 from skill_studio.core.runtime.visible import VisibleStream, visible
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.safe_text import question
-from skill_studio.ui.theme import current_tokens
+from skill_studio.ui.theme import ON_FILL, current_tokens
 
 MAX_SHOWN_CHARS = 1_000_000    # more output than this is counted, not shown
 CHARS_PER_TICK = 64 * 1024     # shown per look at the queue (20 a second)
@@ -108,40 +108,58 @@ class RunPanel(QWidget):
         self._partial: dict[str, str] = {}   # the unfinished last line of each stream
 
         self.script = QComboBox(self, toolTip="The script to run: run.sh, main.py or one under scripts/")
-        self.args = QLineEdit(self, placeholderText="arguments (as in a shell)")
+        self.script.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.script.setMinimumContentsLength(12)
+        self.script.setPlaceholderText("no script")
+        self.args = QLineEdit(self, placeholderText="arguments (as in a shell)",
+                              toolTip="Arguments for the script, quoted as in a shell")
         self.timeout = QSpinBox(self, minimum=1, maximum=3600, value=int(script_run.DEFAULT_TIMEOUT_S),
                                 suffix=" s", toolTip="Stop the run after this long")
         self.run_button = QPushButton("Run", self, toolTip="Run the script in a temporary copy of the skill")
         self.cancel_button = QPushButton("Cancel", self, enabled=False, toolTip="Stop the running script")
+        self.run_button.setObjectName("runButton")
+        self.cancel_button.setObjectName("cancelRunButton")
+        self._style_buttons()
         self.run_button.clicked.connect(lambda: self.run())
         self.cancel_button.clicked.connect(self.cancel)
-        top = QHBoxLayout()
-        top.addWidget(self.script, 2)
-        top.addWidget(self.args, 3)
-        top.addWidget(self.timeout)
-        top.addWidget(self.run_button)
-        top.addWidget(self.cancel_button)
+        what = QHBoxLayout()   # two rows, so that a narrow details pane does not widen the window
+        what.addWidget(self.script, 2)
+        what.addWidget(self.args, 3)
+        go = QHBoxLayout()
+        go.addWidget(QLabel("Stop after", self))
+        go.addWidget(self.timeout)
+        go.addStretch(1)
+        go.addWidget(self.run_button)
+        go.addWidget(self.cancel_button)
+        top = QVBoxLayout()
+        top.addLayout(what)
+        top.addLayout(go)
         self.where = QLabel(self)
         self.where.setTextFormat(Qt.TextFormat.PlainText)
         self.where.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.where.setWordWrap(True)   # a narrow pane shows it on two lines, whole
         self.output = QPlainTextEdit(self, readOnly=True)
         self.output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.output.setMaximumBlockCount(50_000)
+        self.output.setPlaceholderText("What the script prints shows here (errors in red).")
         self.status = QLabel(self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.status.setWordWrap(True)
         self.outputs = QListWidget(self, toolTip="Files the script wrote in its copy")
         self.outputs.setMaximumHeight(110)
+        self.outputs.hide()   # shown once a run wrote files
         self.save_button = QPushButton("Save outputs…", self, enabled=False,
                                        toolTip="Copy the files the script wrote into a folder")
         self.save_button.clicked.connect(self.save_outputs)
         bottom = QHBoxLayout()
-        bottom.addWidget(self.status, 1)
+        bottom.addStretch(1)
         bottom.addWidget(self.save_button)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.where)
         layout.addWidget(self.output, 1)
+        layout.addWidget(self.status)   # a line of its own: a long summary wraps, whole
         layout.addLayout(bottom)
         layout.addWidget(self.outputs)
         self._drain = QTimer(self, interval=50)
@@ -200,6 +218,7 @@ class RunPanel(QWidget):
             return False
         self.output.clear()
         self.outputs.clear()
+        self.outputs.hide()
         self._partial = {}
         self._shown = {"stdout": VisibleStream(), "stderr": VisibleStream()}
         self.save_button.setEnabled(False)
@@ -222,6 +241,9 @@ class RunPanel(QWidget):
     @Slot()
     def cancel(self) -> None:
         self._cancel.set()
+        if self._thread is not None:
+            self.cancel_button.setEnabled(False)   # pressed once; the run ends within seconds
+            self.status.setText(f"Stopping {self.plan.script if self.plan else 'the script'}…")
 
     def save_outputs(self) -> None:
         if self.plan is None or not self.result or not self.result.outputs:
@@ -248,6 +270,25 @@ class RunPanel(QWidget):
         self._forget_plan()
 
     # --- internals ----------------------------------------------------------------------
+
+    def _style_buttons(self) -> None:
+        """Run stands out while it can be pressed, Cancel while a run goes on; a button that cannot
+        be pressed is plainly flat and faint, in either theme."""
+        t = current_tokens()
+        on_accent = t.window if t.dark else ON_FILL
+        faint = QColor(t.text_muted).darker(150).name() if t.dark else QColor(t.text_muted).lighter(170).name()
+        self.setStyleSheet(
+            f"QPushButton#runButton:enabled {{ background: {t.accent}; color: {on_accent}; "
+            f"border: 1px solid {t.accent}; border-radius: 4px; padding: 4px 14px; }}"
+            f"QPushButton#cancelRunButton:enabled {{ background: {t.surface}; color: {t.error}; "
+            f"border: 1px solid {t.error}; border-radius: 4px; padding: 4px 14px; }}"
+            f"QPushButton#runButton:disabled, QPushButton#cancelRunButton:disabled {{ background: transparent; "
+            f"color: {faint}; border: 1px dashed {t.border}; border-radius: 4px; padding: 4px 14px; }}")
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:   # the theme changed
+            self._style_buttons()
 
     def _where_text(self, found: list[str]) -> str:
         if not found:
@@ -329,6 +370,7 @@ class RunPanel(QWidget):
             for o in result.outputs:
                 self.outputs.addItem(f"{o.shown}  ({o.size:,} bytes, {'new' if o.new else 'changed'})")
             self.save_button.setEnabled(bool(result.outputs))
+            self.outputs.setVisible(bool(result.outputs))
         self.runFinished.emit(result)
 
     def _forget_plan(self) -> None:

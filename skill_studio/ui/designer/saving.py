@@ -17,10 +17,8 @@ __all__ = ["Author", "Outcome", "Saver"]
 
 
 class Author(Protocol):
-    """The person editing, as a save needs them: asked for a note, asked what to do about a change
-    made elsewhere ('reload', 'overwrite', 'copy' or 'cancel'), told why nothing was written."""
-
-    def ask_note(self) -> str | None: ...
+    """The person editing, as a save needs them: asked what to do about a change made elsewhere
+    ('reload', 'overwrite', 'copy' or 'cancel'), told why nothing was written."""
 
     def resolve_conflict(self, stored: str, mine: str) -> str: ...
 
@@ -48,12 +46,12 @@ class Saver:
         self.session = session
         self.author = author
 
-    def save(self, text: str, files: list[SkillFile]) -> Outcome:
-        """A new version, with the note the author gives (asking is cancelled: nothing done)."""
-        note = self.author.ask_note()
-        if note is None:
-            return Outcome()
-        return self._write(lambda: self.session.save(text, files, note), text, files)
+    def save(self, text: str, files: list[SkillFile], note: str = "") -> Outcome:
+        """A new version with ``note`` (what changed; "" for none). A change saved elsewhere since
+        the session read the skill is shown to the author first, before anything else happens."""
+        if self.session.changed_elsewhere():
+            return self._conflict(text, files, note)
+        return self._write(lambda: self.session.save(text, files, note), text, files, note)
 
     def save_as_copy(self, text: str, files: list[SkillFile]) -> Outcome:
         """The text as a new skill under a free ``<name>-copy`` name; the session edits the copy."""
@@ -72,23 +70,23 @@ class Saver:
             return Outcome()
         return Outcome(saved.changes)
 
-    def _write(self, write: Callable[[], Saved], text: str, files: list[SkillFile]) -> Outcome:
+    def _write(self, write: Callable[[], Saved], text: str, files: list[SkillFile], note: str = "") -> Outcome:
         try:
             saved = write()
         except VersionConflict:
-            return self._conflict(text, files)
+            return self._conflict(text, files, note)
         except (StoreError, ValueError) as e:  # SkillParseError is a ValueError and names the line
             self.author.tell("Not saved", f"{self.session.name} was not saved:\n\n{e}")
             return Outcome()
         return Outcome(saved.changes)
 
-    def _conflict(self, text: str, files: list[SkillFile]) -> Outcome:
+    def _conflict(self, text: str, files: list[SkillFile], note: str = "") -> Outcome:
         choice = self.author.resolve_conflict(self.session.stored_text(), text)
         if choice == "reload":
             self.session.reload()
             return Outcome(reloaded=True)
         if choice == "overwrite":
-            return self._write(lambda: self.session.overwrite(text, files), text, files)
+            return self._write(lambda: self.session.overwrite(text, files, note), text, files, note)
         if choice == "copy":
             return self.save_as_copy(text, files)
         return Outcome()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -18,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from skill_studio.core.format.fields import set_studio_field, steps_from_body, steps_location, studio_fields
 from skill_studio.core.format.skillmd import SkillDocument, SkillParseError, parse_document
+from skill_studio.ui.designer.flow import FlowLayout
 from skill_studio.ui.designer.form_checks import parse_error_banner
 from skill_studio.ui.theme import current_tokens
 
@@ -151,10 +151,8 @@ class StepsEditor(QWidget):
         self._edit_buttons = (self.add_button, self.edit_button, self.remove_button,
                               self.up_button, self.down_button)
 
-        buttons = QHBoxLayout()
-        for b in (*self._edit_buttons, self.copy_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
+        buttons = FlowLayout()   # wraps in a narrow pane rather than widening the window
+        buttons.add(*self._edit_buttons, self.copy_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
         layout.addWidget(self.list, 1)
