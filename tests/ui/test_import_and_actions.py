@@ -178,6 +178,81 @@ def test_report_dialog_rows_marking_and_copy(qtbot, qtmodeltester):
     assert text == report_text(report)
 
 
+def test_report_cells_are_cut_with_the_whole_text_in_their_tooltip(qtbot):
+    """At the size the report opens (on a 1024x700 screen and larger) every cell that does not fit
+    is cut with an ellipsis and its tooltip holds its whole text: status, name, source, details."""
+    from layout_fit import fit_problems
+    from PySide6.QtCore import QSize
+
+    long_name = "a-very-long-skill-name-that-goes-on-" + "and-on-" * 6 + "end"
+    deep = "/home/someone/work/" + "nested/" * 12 + "SKILL.md"
+    report = ImportReport([
+        ImportEntry(deep, "skipped", reason=f"{deep}:7:3: description is missing or empty; a skill needs one "
+                    "to be loaded, and " + "this reason goes on and on " * 8 + "until the end"),
+        ImportEntry("/lib/x/SKILL.md", "imported", long_name, warnings=["name differs from the folder name " * 6]),
+    ])
+    for size in (QSize(1024, 700), QSize(1280, 800)):
+        dialog = ImportReportDialog(report)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        assert fit_problems(dialog, size) == []
+        table, model = dialog.table, dialog.model
+        cut = 0
+        for row in range(model.rowCount()):
+            for col in range(model.columnCount()):
+                index = model.index(row, col)
+                whole = "\n".join(model.entry(row).warnings) if col == 3 and row == 1 else index.data()
+                width = table.fontMetrics().horizontalAdvance(index.data())
+                if width > table.columnWidth(col) - 8:
+                    cut += 1
+                    tip = index.data(Qt.ToolTipRole)
+                    assert tip and (whole in tip or whole.split("; ")[0] in tip), (row, col, tip)
+        assert cut >= 3, "the long name, source and details are cut"
+        assert table.columnWidth(3) >= 200, "the details keep room to be read"
+        assert report.entries[0].reason.split(": ", 1)[1].startswith("description is missing")
+
+
+def test_file_import_offers_folders_and_archives(qtbot, seeded_store, empty_store, tmp_path, monkeypatch):
+    """File ▸ Import: archives (.zip and .skill) picked in the dialog go through the same import as
+    a drop; so does a folder."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QFileDialog
+
+    from skill_studio.ui.settings import StudioSettings
+    from skill_studio.ui.shell import window_actions
+    from skill_studio.ui.shell.main_window import MainWindow
+
+    zipped = export_archive(seeded_store.get("changelog-writer"), tmp_path / "zips")
+    skill_file = export_archive(seeded_store.get("shell-script-hardening"), tmp_path / "zips")
+    skill_file = skill_file.rename(skill_file.with_suffix(".skill"))
+    folder = make_skill(tmp_path / "lib", "folder-skill")
+    asked = {}
+
+    def open_files(parent, caption, start, filters):
+        asked["filters"] = filters
+        return [str(zipped), str(skill_file)], filters
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(open_files))
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a: str(folder)))
+    chooser = window_actions.ImportChooser()
+    qtbot.addWidget(chooser)
+    chooser.archive_button.click()
+    assert chooser.result() == chooser.DialogCode.Accepted and chooser.paths == [str(zipped), str(skill_file)]
+    assert "*.zip" in asked["filters"] and "*.skill" in asked["filters"]
+
+    w = MainWindow(empty_store, StudioSettings(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(w)
+    reports = []
+    w.feature("window")._show_import_report = lambda parent, report: reports.append(report)
+    for button in ("archive_button", "folder_button"):
+        monkeypatch.setattr(window_actions.ImportChooser, "exec",
+                            lambda self, b=button: getattr(self, b).click() or int(self.result()))
+        w.actions["import"].trigger()
+    assert [r.summary for r in reports] == ["2 imported, 0 updated, 0 unchanged, 0 skipped",
+                                            "1 imported, 0 updated, 0 unchanged, 0 skipped"]
+    assert {"changelog-writer", "shell-script-hardening", "folder-skill"} <= set(empty_store.names())
+
 
 # --- export -------------------------------------------------------------------
 

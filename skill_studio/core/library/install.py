@@ -23,7 +23,7 @@ manifest is written atomically after the skills. Installs and removals in one fo
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +33,6 @@ from skill_studio.core.library.atomic import file_in_the_way, link_in_place
 from skill_studio.core.library.install_files import (
     describe_os_error,
     files_of,
-    held_files,
-    listing,
     remove,
     write_copy,
 )
@@ -48,6 +46,13 @@ from skill_studio.core.library.install_manifest import (
     locked,
     read_manifest,
     write_manifest,
+)
+from skill_studio.core.library.install_state import (
+    CHANGED_BY_HAND,
+    INSTALL_STATES,
+    change_detail,
+    stale_detail,
+    state_of,
 )
 from skill_studio.core.store import NotFound, Store
 
@@ -75,6 +80,19 @@ class InstallReport:
     removed: list[str]         # taken out (pruned or uninstalled)
     skipped: dict[str, str]    # name -> why it was not installed
     warnings: list[str]
+    stopped: bool = False      # cancelled on the way: the lists hold what was done until then
+
+
+#: progress(stage, done, total), called before each skill ("Installing", 312, 871)
+Progress = Callable[[str, int, int], None]
+#: cancelled() -> True to stop before the next skill (what was done stays done and recorded)
+Cancelled = Callable[[], bool]
+
+
+def _go_on(report: InstallReport, cancelled: Cancelled | None) -> bool:
+    if cancelled is not None and cancelled():
+        report.stopped = True
+    return not report.stopped
 
 
 def _place(target: Path, name: str) -> Path:
@@ -87,13 +105,16 @@ def _place(target: Path, name: str) -> Path:
 
 
 def install(store: Store, folder: str | os.PathLike, names: Iterable[str] | None = None, *, link: bool = False,
-            prune: bool = False, force: bool = False) -> InstallReport:
+            prune: bool = False, force: bool = False, progress: Progress | None = None,
+            cancelled: Cancelled | None = None) -> InstallReport:
     """Install skills into ``folder`` (created if needed): the named ones, or every skill that
     passes the gate. Skills already installed and current are left as they are; stale ones are
     replaced. With ``prune``, skills this folder's manifest lists that are not in the set are
     removed. A folder or file there that the studio did not install is never touched: a skill of
     that name is skipped; nor is an installed skill changed by hand since (files changed, added
-    or removed; a folder put in place of a link), unless ``force``."""
+    or removed; a folder put in place of a link), unless ``force``. ``progress`` hears of each
+    skill; when ``cancelled()`` says so it stops before the next one (nothing is pruned then) and
+    the report, marked ``stopped``, holds what was done."""
     from skill_studio.core.agents import matching
 
     target = Path(folder)
@@ -101,7 +122,8 @@ def install(store: Store, folder: str | os.PathLike, names: Iterable[str] | None
     wanted = list(dict.fromkeys(names)) if names is not None else matching.gated(store)
     read_manifest(target)   # a manifest not the studio's stops it before anything is made there
     with locked(target / LOCK):
-        return _install(store, target, wanted, link=link, prune=prune, force=force)
+        return _install(store, target, wanted, link=link, prune=prune, force=force, progress=progress,
+                        cancelled=cancelled)
 
 
 def _make_target(target: Path) -> None:
@@ -118,8 +140,8 @@ def _make_target(target: Path) -> None:
                            "can write to") from None
 
 
-def _install(store: Store, target: Path, wanted: list[str], *, link: bool, prune: bool,
-             force: bool) -> InstallReport:
+def _install(store: Store, target: Path, wanted: list[str], *, link: bool, prune: bool, force: bool,
+             progress: Progress | None, cancelled: Cancelled | None) -> InstallReport:
     manifest = read_manifest(target)
     entries: dict = manifest["skills"]
     report = InstallReport([], [], [], {}, [])
@@ -127,7 +149,11 @@ def _install(store: Store, target: Path, wanted: list[str], *, link: bool, prune
     if link:
         report.warnings.append(LINK_WARNING)
     try:
-        for name in wanted:
+        for i, name in enumerate(wanted):
+            if not _go_on(report, cancelled):
+                break
+            if progress is not None:
+                progress("Installing", i + 1, len(wanted))
             try:
                 skill = store.get(name)
             except NotFound:
@@ -144,9 +170,14 @@ def _install(store: Store, target: Path, wanted: list[str], *, link: bool, prune
                 continue
             entries[skill.name] = done
             (report.installed if wrote else report.unchanged).append(skill.name)
-        if prune:
+        if prune and not report.stopped:
             keep = set(wanted)
-            for name in sorted(set(entries) - keep):
+            gone = sorted(set(entries) - keep)
+            for i, name in enumerate(gone):
+                if not _go_on(report, cancelled):
+                    break
+                if progress is not None:
+                    progress("Removing", i + 1, len(gone))
                 why = _removal_refused(target / name, entries[name], force)
                 if why:
                     report.skipped[name] = why
@@ -175,12 +206,12 @@ def _install_one(store: Store, skill, place: Path, known: dict | None, mode: str
                            "(move it away to install this skill here)")
     current = files_of(skill)
     if known is not None:
-        state = _state(place, known, current)
+        state = state_of(place, known, current)
         as_before = mode == COPY and known.get("mode") == COPY and known.get("content_hash") == skill.content_hash
         if as_before and state == "current":
             return _entry(skill, mode, current, known.get("installed_at")), False
         if state in CHANGED_BY_HAND and not force:
-            raise InstallError(f"{place} was changed after it was installed ({_detail(place, known, state)}); "
+            raise InstallError(f"{place} was changed after it was installed ({change_detail(place, known, state)}); "
                                "not replacing it without force")
     if mode == LINK:
         folder, files, refreshed = managed.provide(store, skill.name)
@@ -206,15 +237,18 @@ def _entry(skill, mode: str, files: dict[str, str], installed_at: str | None = N
 
 
 def _removal_refused(place: Path, entry: dict, force: bool) -> str | None:
-    state = _state(place, entry)
+    state = state_of(place, entry)
     if state in CHANGED_BY_HAND and not force:
-        return f"{place} was changed after it was installed ({_detail(place, entry, state)}); not removed without force"
+        return (f"{place} was changed after it was installed ({change_detail(place, entry, state)}); "
+                "not removed without force")
     return None
 
 
-def uninstall(folder: str | os.PathLike, names: Iterable[str], *, force: bool = False) -> InstallReport:
+def uninstall(folder: str | os.PathLike, names: Iterable[str], *, force: bool = False,
+              progress: Progress | None = None, cancelled: Cancelled | None = None) -> InstallReport:
     """Remove installed skills: only those the manifest lists, and not one changed by hand since
-    it was installed unless ``force`` (others are reported, untouched)."""
+    it was installed unless ``force`` (others are reported, untouched). ``progress`` and
+    ``cancelled`` as for :func:`install`."""
     target = Path(folder)
     if not target.is_dir():   # nothing the studio installed is there: nothing to lock or read
         report = InstallReport([], [], [], {}, [])
@@ -223,14 +257,19 @@ def uninstall(folder: str | os.PathLike, names: Iterable[str], *, force: bool = 
         return report
     read_manifest(target)
     with locked(target / LOCK):
-        return _uninstall(target, names, force=force)
+        return _uninstall(target, list(names), force=force, progress=progress, cancelled=cancelled)
 
 
-def _uninstall(target: Path, names: Iterable[str], *, force: bool) -> InstallReport:
+def _uninstall(target: Path, names: list[str], *, force: bool, progress: Progress | None,
+               cancelled: Cancelled | None) -> InstallReport:
     manifest = read_manifest(target)
     report = InstallReport([], [], [], {}, [])
     try:
-        for name in names:
+        for i, name in enumerate(names):
+            if not _go_on(report, cancelled):
+                break
+            if progress is not None:
+                progress("Removing", i + 1, len(names))
             entry = manifest["skills"].get(name)
             if entry is None:
                 report.skipped[name] = "not installed here by Skill Studio; left alone"
@@ -255,86 +294,6 @@ def _uninstall(target: Path, names: Iterable[str], *, force: bool) -> InstallRep
     return report
 
 
-#: What an installed skill's folder can be, each with its colour role: what the store holds now; an
-#: older version; edited or replaced by hand; gone; or its skill gone from the store.
-INSTALL_STATES: dict[str, str] = {"current": "success", "stale": "attention", "modified": "attention",
-                                  "replaced": "attention", "missing": "danger", "removed from store": "danger"}
-CHANGED_BY_HAND = ("modified", "replaced")
-
-
-def _held(place: Path, entry: dict) -> str | dict[str, str]:
-    """What is at ``place``: "missing", "replaced" (not what the studio put there), or the hash
-    of each file an agent finds there (through the link, for a link)."""
-    if entry.get("mode") == LINK:
-        if not place.is_symlink():
-            return "replaced" if place.exists() else "missing"
-        try:
-            if entry.get("target") is not None and os.readlink(place) != entry["target"]:
-                return "replaced"
-        except OSError:
-            return "missing"
-        if not place.is_dir():
-            return "missing"
-    elif place.is_symlink() or (place.exists() and not place.is_dir()):
-        return "replaced"
-    elif not place.exists():
-        return "missing"
-    try:
-        return held_files(place)
-    except OSError:   # a file that cannot be read is not the one installed
-        return {"": ""}
-
-
-def _state(place: Path, entry: dict, current: dict[str, str] | None = None) -> str:
-    """What an agent finds at ``place`` next to ``current`` (the hash of each file of the store's
-    version; None to ask only whether it was changed by hand): current; stale (an older version,
-    or a link of an earlier kind that does not follow saves); modified (a copy's files changed,
-    added or removed since it was installed); replaced (something else put in its place); or
-    missing."""
-    found = _held(place, entry)
-    if isinstance(found, str):
-        return found
-    if entry.get("mode") == LINK:   # the studio's own copy behind it: never changed by hand
-        if current is None or (found == current and entry.get("target") is not None):
-            return "current"
-        return "stale"
-    if current is not None and found == current:
-        return "current"
-    if found != (entry.get("files") or {}):
-        return "modified"
-    return "current" if current is None else "stale"
-
-
-def _detail(place: Path, entry: dict, state: str) -> str:
-    if state == "replaced":
-        if entry.get("mode") == LINK and place.is_symlink():
-            return f"the link now points at {os.readlink(place)}, not at the studio's copy"
-        return "something else is in its place"
-    if state == "modified":
-        recorded = set(entry.get("files") or {})
-        found = set(listing(place)) if place.is_dir() else set()
-        parts = []
-        if found - recorded:
-            parts.append("files added: " + ", ".join(sorted(found - recorded)[:3]))
-        if recorded - found:
-            parts.append("files removed: " + ", ".join(sorted(recorded - found)[:3]))
-        return "; ".join(parts) or "files changed"
-    if state == "missing":
-        return "its folder is gone" if entry["mode"] == COPY else "its link is gone or points nowhere"
-    return ""
-
-
-def _stale_detail(place: Path, entry: dict, version: int) -> str:
-    if entry["mode"] == COPY:
-        return f"v{entry['version']} installed, v{version} in the store"
-    if entry.get("target") is None:
-        return (f"an earlier link to {os.readlink(place)}, which does not follow saves; update it to link to "
-                f"the studio's copy of v{version}")
-    if _held(place, entry) == entry.get("files"):
-        return f"the linked copy holds v{entry['version']}, v{version} in the store; update it"
-    return f"the linked copy holds other files than v{version} in the store; update it"
-
-
 def status(store: Store, folder: str | os.PathLike) -> list[Installed]:
     """Every skill the studio installed in ``folder``, by name, with its state: what an agent
     finds there (the files on disk, through the link for a link) next to the store's current
@@ -353,24 +312,29 @@ def status(store: Store, folder: str | os.PathLike) -> list[Installed]:
                                  "the store has no skill of this name any more"))
             continue
         place = target / name
-        state = _state(place, entry, files_of(skill))
-        detail = _stale_detail(place, entry, skill.version) if state == "stale" else _detail(place, entry, state)
+        state = state_of(place, entry, files_of(skill))
+        detail = (stale_detail(place, entry, skill.version) if state == "stale"
+                  else change_detail(place, entry, state))
         version = skill.version if state == "current" else entry["version"]
         out.append(Installed(name, entry["mode"], version, skill.version, state, detail))
     return out
 
 
-def update(store: Store, folder: str | os.PathLike, *, force: bool = False) -> list[Installed]:
+def update(store: Store, folder: str | os.PathLike, *, force: bool = False, progress: Progress | None = None,
+           cancelled: Cancelled | None = None) -> list[Installed]:
     """Install again, the way each was installed, the skills of ``folder`` that are stale or
-    missing (and, with ``force``, those changed by hand); returns the status after."""
+    missing (and, with ``force``, those changed by hand); returns the status after (``progress``
+    and ``cancelled`` as for :func:`install`)."""
     rows = status(store, folder)
     states = ("stale", "missing") + (CHANGED_BY_HAND if force else ())
     for mode in (COPY, LINK):
         names = [r.name for r in rows if r.mode == mode and r.state in states]
-        if names:
-            install(store, folder, names, link=mode == LINK, force=force)
+        if names and install(store, folder, names, link=mode == LINK, force=force, progress=progress,
+                             cancelled=cancelled).stopped:
+            break
     return status(store, folder)
 
 
-__all__ = ["COPY", "InstallError", "InstallReport", "Installed", "LINK", "LINK_WARNING", "LOCK", "MANIFEST",
+__all__ = ["CHANGED_BY_HAND", "COPY", "INSTALL_STATES", "InstallError", "InstallReport", "Installed", "LINK",
+           "LINK_WARNING", "LOCK", "MANIFEST",
            "folder_name_problem", "install", "read_manifest", "status", "uninstall", "update"]

@@ -61,6 +61,7 @@ class Exported:
     written: tuple[tuple[str, Path], ...]
     failed: Mapping[str, str] = field(default_factory=dict)
     changes: ChangeSet = field(default_factory=ChangeSet)
+    stopped: bool = False   # cancelled on the way: ``written`` is what was written until then
 
 
 def export_plan(store: Store, names: Sequence[str]) -> tuple[list[Skill], dict[str, str]]:
@@ -78,16 +79,24 @@ def export_plan(store: Store, names: Sequence[str]) -> tuple[list[Skill], dict[s
     return skills, missing
 
 
-def export_skills(store: Store, names: Sequence[str], dest: str | os.PathLike, *, as_zip: bool = False) -> Exported:
+def export_skills(store: Store, names: Sequence[str], dest: str | os.PathLike, *, as_zip: bool = False,
+                  progress: Callable[[str, int, int], None] | None = None,
+                  cancelled: Callable[[], bool] | None = None) -> Exported:
     """Write each named skill into ``dest`` as a folder (or ``<folder>.zip``).
 
     Refused whole (ExportClash, nothing written) when two skills would be written to one folder.
     A skill that cannot be written (or is not in the store) is named in ``failed`` with the
-    reason; the others are still written.
+    reason; the others are still written. ``progress("Exporting", done, total)`` hears of each
+    skill; when ``cancelled()`` says so it stops before the next one (each skill is written whole,
+    beside its place and then moved there) and the result, marked ``stopped``, holds what was written.
     """
     skills, failed = export_plan(store, names)
-    written = []
-    for skill in skills:
+    written: list[tuple[str, Path]] = []
+    for i, skill in enumerate(skills):
+        if cancelled is not None and cancelled():
+            return Exported(tuple(written), failed, stopped=True)
+        if progress is not None:
+            progress("Exporting", i + 1, len(skills))
         try:
             path = export_archive(skill, dest) if as_zip else export_folder(skill, dest)
         except (FolderError, OSError, ValueError) as e:

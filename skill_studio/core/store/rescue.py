@@ -38,6 +38,7 @@ class RescueReport:
     damage: list[str] = field(default_factory=list)    # what SQLite's check reported
     rescued: list[RescuedSkill] = field(default_factory=list)
     lost: list[str] = field(default_factory=list)      # what could not be read, each with why
+    stopped: bool = False                              # cancelled: only the rows read until then
 
     @property
     def summary(self) -> str:
@@ -47,12 +48,14 @@ class RescueReport:
 
 
 def rescue(store_path: str | os.PathLike, dest: str | os.PathLike,
-           progress: Callable[[int, int], None] | None = None) -> RescueReport:
+           progress: Callable[[int, int], None] | None = None,
+           cancelled: Callable[[], bool] | None = None) -> RescueReport:
     """Write every readable skill of the store at ``store_path`` into ``dest`` (a new or empty
     folder, or one an earlier rescue wrote) as skill folders, with ``rescue-report.json``.
 
     Raises UnusableStore when the file is not a SQLite database at all, StoreError when ``dest``
-    holds other things.
+    holds other things. When ``cancelled()`` says so it stops before the next row: the skills
+    written until then stay (each written whole) and the report, marked ``stopped``, says so.
     """
     path, dest = Path(store_path), Path(dest)
     if not path.is_file():
@@ -67,13 +70,16 @@ def rescue(store_path: str | os.PathLike, dest: str | os.PathLike,
             reader = _Reader(conn, report)
             rowids = reader.rowids()
             for i, rowid in enumerate(rowids):
+                if cancelled is not None and cancelled():
+                    report.stopped = True
+                    break
                 got = reader.by_rowid(rowid)
                 if got is not None:
                     _write(got, dest, report)
                 if progress:
                     progress(i + 1, len(rowids))
             done = {s.name for s in report.rescued} | reader.failed_names
-            for name in reader.card_names():   # rows the walk could not reach, found by name
+            for name in [] if report.stopped else reader.card_names():   # rows the walk could not reach
                 if name not in done:
                     got = reader.by_name(name)
                     if got is not None:

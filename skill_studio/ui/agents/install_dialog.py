@@ -1,9 +1,11 @@
 """Install skills into an agent's skill folder: choose the folder and copy or link, tick the
 skills (those the gate lets agents see), see what is installed there already (current, stale,
-modified) and update it."""
+modified) and update it. Installing and updating run on a worker thread with progress and Cancel,
+and end with a one-line summary whose details open on request."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QSplitter,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -34,6 +37,7 @@ from PySide6.QtWidgets import (
 from skill_studio.core.agents import matching
 from skill_studio.core.library import install
 from skill_studio.core.library.descriptor import build_descriptor, save_descriptor
+from skill_studio.ui.long_task import ProgressRow, SummaryView, TaskRun
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens, role_text
 
@@ -51,6 +55,7 @@ class InstallDialog(QDialog):
         self.store = store
         self.pick_folder = lambda start: QFileDialog.getExistingDirectory(self, "Agent skill folder", start)
         self.last_report: install.InstallReport | None = None
+        self._run: TaskRun | None = None
 
         self.folder = QComboBox(editable=True)
         self.folder.addItems(list(dict.fromkeys((folders or []) + preset_folders())))
@@ -142,11 +147,17 @@ class InstallDialog(QDialog):
         split.addWidget(right)
         split.setSizes([380, 420])
 
-        self.message = QLabel()
-        self.message.setTextFormat(Qt.TextFormat.PlainText)
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # One line, the same height whether it shows progress or the outcome: the lists keep their size.
+        self.summary = SummaryView()
+        self.message = self.summary   # text(): the whole of the last outcome
+        self.progress = ProgressRow()
+        self.status_line = QStackedWidget()
+        self.status_line.addWidget(self.summary)
+        self.status_line.addWidget(self.progress)
+        self.status_line.setSizePolicy(self.status_line.sizePolicy().horizontalPolicy(),
+                                       self.summary.sizePolicy().verticalPolicy())
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        self.close_button = buttons.button(QDialogButtonBox.Close)
         self.install_button = buttons.addButton("Install", QDialogButtonBox.AcceptRole)
         self.install_button.setDefault(True)
         self.install_button.clicked.connect(self.do_install)
@@ -162,8 +173,11 @@ class InstallDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(split, 1)
-        layout.addWidget(self.message)
+        layout.addWidget(self.status_line)
         layout.addWidget(buttons)
+        self._busy_widgets = [self.folder, browse, self.copy, self.link, self.prune, self.force, self.skills,
+                              all_button, none_button, self.install_button, self.update_button,
+                              self.descriptor_button, self.close_button]
         self.folder.currentTextChanged.connect(lambda _text: self.refresh_status())
         self._count()
         self.refresh_status()
@@ -220,42 +234,79 @@ class InstallDialog(QDialog):
 
     @Slot()
     def do_install(self) -> install.InstallReport | None:
+        """Install the ticked skills (and prune, when asked) on a worker thread; returns the report,
+        also after Cancel (what was done until then), or None when nothing could be installed."""
         target = self.target()
         if not target:
             self._say("Choose a folder first.", "danger")
             return None
-        try:
-            report = install.install(self.store, target, self.checked(), link=self.link.isChecked(),
-                                     prune=self.prune.isChecked(), force=self.force.isChecked())
-        except (install.InstallError, OSError) as e:
-            self._say(f"Nothing was installed: {e}", "danger")
+        names = self.checked()
+        run = self._run_work(partial(install.install, folder=target, names=names, link=self.link.isChecked(),
+                                     prune=self.prune.isChecked(), force=self.force.isChecked()),
+                             f"Installing {len(names)} skill{'s' if len(names) != 1 else ''}…")
+        if run.error is not None:
+            self._say(f"Nothing was installed: {_reason(run.error)}", "danger")
             return None
+        report: install.InstallReport = run.result   # type: ignore[assignment]
         self.last_report = report
-        parts = []
-        if report.installed:
-            parts.append(f"Installed {len(report.installed)}: {', '.join(report.installed)}.")
-        if report.unchanged:
-            parts.append(f"{len(report.unchanged)} already current.")
-        if report.removed:
-            parts.append(f"Removed {', '.join(report.removed)}.")
-        parts += [f"Skipped {name}: {why}." for name, why in report.skipped.items()]
-        self._say(" ".join(parts) or "Nothing to do.", "danger" if report.skipped else "success")
+        text, role, details = install_summary(report, target, names)
+        self._say(text, role, details)
         self.refresh_status()
         return report
 
     @Slot()
     def update_stale(self) -> None:
-        try:
-            rows = install.update(self.store, self.target(), force=self.force.isChecked())
-        except (install.InstallError, OSError) as e:
-            self._say(f"Nothing was updated: {e}", "danger")
+        target = self.target()
+        run = self._run_work(partial(install.update, folder=target, force=self.force.isChecked()),
+                             "Updating the installed skills…")
+        if run.error is not None:
+            self._say(f"Nothing was updated: {_reason(run.error)}", "danger")
             return
-        left = [r.name for r in rows if r.state != "current"]
-        if left:
-            self._say(f"Updated what could be; still not current: {', '.join(left)}.", "attention")
+        rows: list[install.Installed] = run.result   # type: ignore[assignment]
+        left = [f"{r.name}: {r.state}" + (f" ({r.detail})" if r.detail else "") for r in rows if r.state != "current"]
+        if run.was_cancelled():
+            self._say(f"Update stopped; {len(left)} installed skill(s) still not current.", "attention", left)
+        elif left:
+            self._say(f"Updated what could be; {len(left)} still not current.", "attention", left)
         else:
             self._say("Updated: every installed skill is current.", "success")
         self.refresh_status()
+
+    def _run_work(self, work, first_text: str) -> TaskRun:
+        """Run ``work(store, progress=, cancelled=)`` on a worker thread while the progress line
+        shows how far it got and the rest of the dialog waits; returns the ended run."""
+        for w in self._busy_widgets:
+            w.setEnabled(False)
+        self._run = run = TaskRun(work, self.store, self, "install")
+        self.progress.follow(run, first_text)
+        self.status_line.setCurrentWidget(self.progress)
+        try:
+            run.start().wait()
+        finally:
+            self._run = None
+            self.status_line.setCurrentWidget(self.summary)
+            for w in self._busy_widgets:
+                w.setEnabled(True)
+            self._count()
+            run.deleteLater()
+        return run
+
+    def is_busy(self) -> bool:
+        return self._run is not None
+
+    def reject(self) -> None:
+        """Escape or closing the window while work runs cancels it (the dialog stays to report)."""
+        if self._run is not None:
+            self.progress.cancel_button.click()
+            return
+        super().reject()
+
+    def closeEvent(self, event) -> None:
+        if self._run is not None:
+            self.progress.cancel_button.click()
+            event.ignore()
+            return
+        super().closeEvent(event)
 
     @Slot()
     def export_descriptor(self) -> str | None:
@@ -274,7 +325,48 @@ class InstallDialog(QDialog):
         self._say(f"Saved the descriptor to {path}.", "success")
         return path
 
-    def _say(self, text: str, role: str) -> None:
-        """Show ``text`` in the colour of its role (success, attention or danger)."""
-        self.message.setText(text)
-        self.message.setStyleSheet(f"color: {role_text(current_tokens(), role)};")
+    def _say(self, text: str, role: str, details: list[str] | None = None) -> None:
+        """Show ``text`` in the colour of its role (success, attention or danger), with ``details``
+        behind "Show details"."""
+        self.summary.show_result(text, role, details or [])
+
+
+def _reason(error: str) -> str:
+    """The worker's "InstallError: why" without the error's class name, which means nothing to a user."""
+    kind, _, why = error.partition(": ")
+    return why if kind == "InstallError" and why else error
+
+
+def short_path(path: str) -> str:
+    """``path`` with the home folder written as ~."""
+    home = str(Path.home())
+    return "~" + path[len(home):] if path == home or path.startswith(home + "/") else path
+
+
+def install_summary(report: install.InstallReport, target: str,
+                    wanted: list[str]) -> tuple[str, str, list[str]]:
+    """(one line, colour role, one detail line per skill) for an install's report:
+    "Installed 871 skills into ~/.claude/skills; 3 skipped"."""
+    def count(n: int) -> str:
+        return f"{n} skill{'s' if n != 1 else ''}"
+
+    verb = "Stopped: installed" if report.stopped else "Installed"
+    parts = [f"{verb} {count(len(report.installed))} into {short_path(target)}"] if report.installed \
+        else [f"{'Stopped: nothing' if report.stopped else 'Nothing'} new installed in {short_path(target)}"]
+    if report.unchanged:
+        parts.append(f"{len(report.unchanged)} already current")
+    if report.removed:
+        parts.append(f"removed {count(len(report.removed))}")
+    if report.skipped:
+        parts.append(f"{len(report.skipped)} skipped")
+    done = set(report.installed) | set(report.unchanged) | set(report.skipped)
+    not_reached = [n for n in wanted if n not in done] if report.stopped else []
+    if not_reached:
+        parts.append(f"{len(not_reached)} not reached")
+    details = [f"Skipped {name}: {why}" for name, why in report.skipped.items()]
+    details += [f"Not reached (stopped): {name}" for name in not_reached]
+    details += [f"Installed {name}" for name in report.installed]
+    details += [f"Removed {name}" for name in report.removed]
+    details += [f"Already current: {name}" for name in report.unchanged]
+    role = "attention" if report.skipped or report.stopped else "success"
+    return "; ".join(parts) + ".", role, details

@@ -246,12 +246,10 @@ class ImportReportModel(QAbstractTableModel):
             if col == 2:
                 return printable(e.source)
             return printable("; ".join(_details(e)))
-        if role == Qt.ToolTipRole:   # tooltips read HTML: skill text is shown literally
-            if col == 2:
-                return literal(printable(e.source))
-            if col == 3 and _details(e):
-                return literal("\n".join(printable(d) for d in _details(e)))
-            return None
+        if role == Qt.ToolTipRole:   # every cell may be cut: its tooltip holds it whole, shown literally
+            if col == 3:
+                return literal("\n".join(printable(d) for d in _details(e))) if _details(e) else None
+            return literal(self.data(index, Qt.DisplayRole))
         if role == Qt.DecorationRole:
             if col == 0 and skipped:
                 return self._skipped_icon
@@ -297,10 +295,13 @@ class ImportReportDialog(QDialog):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.Interactive)
         header.setSectionResizeMode(2, QHeaderView.Interactive)
         header.setSectionResizeMode(3, QHeaderView.Stretch)
-        header.resizeSection(2, 300)
+        header.setMinimumSectionSize(60)
+        # A long name or path is cut (its tooltip holds it whole): the details keep room to be read.
+        header.resizeSection(1, min(max(self.table.sizeHintForColumn(1), 80), 220))
+        header.resizeSection(2, 240)
         self.table.setItemDelegateForColumn(3, _ElideRightDelegate(self.table))
 
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
@@ -376,8 +377,6 @@ def run_import(parent: QWidget | None, store: Store, paths: Iterable[str], origi
     if show_report is not None:
         show_report(parent, outcome.report)
     return outcome.report
-
-
 
 
 def import_changes(report: ImportReport) -> ChangeSet:

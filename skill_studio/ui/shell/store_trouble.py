@@ -4,17 +4,16 @@ and rescuing the skills a damaged store still holds, off the GUI thread."""
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QObject, Qt, QUrl, Slot
+from PySide6.QtCore import QObject, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from skill_studio.core.store import StoreError, UnusableStore
-from skill_studio.ui.gui_thread import GuiCaller, gui_only
-from skill_studio.ui.task_worker import TaskWorker, start_worker
+from skill_studio.ui.gui_thread import GuiCaller
+from skill_studio.ui.long_task import TaskRun, run_in_progress_dialog
 
 _LABELS = {"rescue": ("Rescue skills…", QMessageBox.ActionRole),
            "open": ("Open another store…", QMessageBox.AcceptRole), "quit": ("Quit", QMessageBox.RejectRole),
@@ -44,34 +43,6 @@ def _escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-class _RescueWatch(QObject):
-    """The rescue worker's signals, received on the GUI thread: the dialog shows the progress, the
-    outcome is kept, and the waiting loop ends when the worker is done."""
-
-    def __init__(self, dialog: QProgressDialog, loop: QEventLoop):
-        super().__init__()
-        self.dialog, self.loop = dialog, loop
-        self.result: dict = {}
-
-    @Slot(str, int, int)
-    @gui_only
-    def progressed(self, stage: str, done: int, total: int) -> None:
-        self.dialog.setMaximum(total)
-        self.dialog.setValue(done)
-
-    @Slot(object)
-    def succeeded(self, report) -> None:
-        self.result["report"] = report
-
-    @Slot(str)
-    def failed(self, message: str) -> None:
-        self.result["error"] = message
-
-    @Slot()
-    def done(self) -> None:
-        self.loop.quit()
-
-
 class StoreTrouble(QObject):
     """The questions and the rescue, with every dialog replaceable (tests answer them)."""
 
@@ -86,6 +57,8 @@ class StoreTrouble(QObject):
         self.pick_folder: Callable[[], str] = lambda: QFileDialog.getExistingDirectory(
             self.parent_widget, "Rescue the skills into a new or empty folder")
         self.tell: Callable[[str, str, str], None] = self._tell   # (title, text, folder to offer or "")
+        #: the lines behind "Show Details…" of the next tell (what could not be rescued, and why)
+        self.details: list[str] = []
         self._showing = False
         self._damage_told = False
         self._gui = GuiCaller(self)
@@ -127,37 +100,24 @@ class StoreTrouble(QObject):
         dest = self.pick_folder()
         if not dest:
             return None
-        dialog = QProgressDialog("Reading the skills the store still holds…", None, 0, 0, self.parent_widget)
-        dialog.setWindowTitle("Rescue skills")
-        dialog.setMinimumDuration(300)
-        loop = QEventLoop()
-        watch = _RescueWatch(dialog, loop)
-        worker = TaskWorker(lambda path, progress, cancelled: rescue(path, dest, lambda d, t: progress("rows", d, t)),
-                            store_path, threading.Event())
-        # Received by slots of an object of the GUI thread: queued there, never run by the worker.
-        worker.progressed.connect(watch.progressed, Qt.QueuedConnection)
-        worker.succeeded.connect(watch.succeeded, Qt.QueuedConnection)
-        worker.failed.connect(watch.failed, Qt.QueuedConnection)
-        worker.done.connect(watch.done, Qt.QueuedConnection)
-        thread = start_worker(worker, self, "rescue")
-        loop.exec()
-        thread.wait()
-        dialog.close()
-        result = watch.result
-        if "error" in result:
-            self.tell("Rescue failed", _escape(result["error"].split(": ", 1)[-1]), "")
+        run = run_in_progress_dialog(self.parent_widget, "Rescue skills", "Reading the skills the store still holds…",
+                                     TaskRun(_rescue_work(rescue, dest), store_path, self, "rescue"))
+        if run.error is not None:
+            self.details = []
+            self.tell("Rescue failed", _escape(run.error.split(": ", 1)[-1]), "")
             return None
-        report = result["report"]
+        report = run.result
         partial = [s for s in report.rescued if s.note]
-        text = (f"<p>{len(report.rescued)} skill(s) written to <b>{_escape(report.to)}</b>"
-                + (f", {len(partial)} of them not whole" if partial else "") + ".</p>")
-        if report.lost:
-            text += "<p>Could not be read:</p><ul>" + "".join(
-                f"<li>{_escape(line)}</li>" for line in report.lost[:12]) + "</ul>"
-            if len(report.lost) > 12:
-                text += f"<p>… and {len(report.lost) - 12} more (see rescue-report.json).</p>"
+        written = f"{len(report.rescued)} skill(s) written to <b>{_escape(report.to)}</b>" + (
+            f", {len(partial)} of them not whole" if partial else "")
+        if report.stopped:
+            text = (f"<p>Stopped: {written}. The rest of the store was not read; rescue into the same folder "
+                    "again to read it all.</p>")
+        else:
+            text = f"<p>{written}" + (f"; {len(report.lost)} could not be read" if report.lost else "") + ".</p>"
         text += "<p>Import the folder into a new store (File ▸ Import…) to go on working.</p>"
-        self.tell("Skills rescued", text, report.to)
+        self.details = [*report.lost, *(f"{s.name}: {s.note}" for s in partial)]
+        self.tell("Rescue stopped" if report.stopped else "Skills rescued", text, report.to)
         return report
 
     def _tell(self, title: str, text: str, folder: str) -> None:
@@ -166,6 +126,9 @@ class StoreTrouble(QObject):
         box.setTextFormat(Qt.RichText)
         show = box.addButton("Show folder", QMessageBox.ActionRole) if folder else None
         box.addButton(QMessageBox.Close)
+        if self.details:   # behind "Show Details…", in a scrolling box; also in rescue-report.json
+            box.setDetailedText("\n".join(self.details))
+        self.details = []
         box.exec()
         if show is not None and box.clickedButton() is show:
             QDesktopServices.openUrl(QUrl.fromLocalFile(folder))
@@ -202,3 +165,10 @@ class StoreTrouble(QObject):
                           "<p>Your skills are in the store; the details are in the terminal output.</p>", "")
         finally:
             self._showing = False
+
+
+def _rescue_work(rescue: Callable, dest: str) -> Callable:
+    """The rescue as a worker runs it: progress by rows read, stopping when cancelled."""
+    def work(path, progress, cancelled):
+        return rescue(path, dest, lambda done, total: progress("Reading row", done, total), cancelled)
+    return work
