@@ -165,7 +165,7 @@ def test_the_simulator_with_cooldowns_and_the_log(panel, qtbot, bus_store):
     assert first.text(1) == "skipped" and "cooling down" in first.text(2)
     sim.unit.setCurrentIndex(sim.unit.findText("minutes"))
     sim.offset.setValue(11)                                          # 11 minutes later: expired
-    assert "dispatching at" in sim.clock.text()
+    assert "dispatching at" in sim.clock.full_text()
     logged = bus_store.event_count()
     qtbot.mouseClick(sim.dispatch_button, Qt.LeftButton)
     assert sim.results.topLevelItem(0).text(1) == "fired" and "not logged" in sim.summary.text()

@@ -143,13 +143,13 @@ def test_cancel_stops_a_run_and_nothing_is_stored(qtbot, view, health_store):
 
     view.run_health = slow_run
     qtbot.mouseClick(view.run_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.stage_label.text().startswith("vectors "), timeout=5000)
+    qtbot.waitUntil(lambda: view.stage_label.text().startswith("Reading skills"), timeout=5000)
     assert view.progress.maximum() == 100000 and view.cancel_button.isEnabled()
     assert view.table.isEnabled() and view.settings_page.save_button.isEnabled()   # the rest stays usable
     with qtbot.waitSignal(view.runCancelled, timeout=5000):
         qtbot.mouseClick(view.cancel_button, Qt.LeftButton)
     assert not view.is_running() and view.run_button.isEnabled() and view.result is None
-    assert "nothing was stored" in view.status_label.text()
+    assert "nothing was stored" in view.status_label.full_text()
     assert health_store.recent_health(5) == {}
 
 
@@ -167,7 +167,7 @@ def test_a_failing_run_is_reported(qtbot, view):
     view.run_health = broken
     with qtbot.waitSignal(view.runFailed, timeout=5000) as blocker:
         view.start_run()
-    assert "disk on fire" in blocker.args[0] and "disk on fire" in view.status_label.text()
+    assert "disk on fire" in blocker.args[0] and "disk on fire" in view.status_label.full_text()
     assert view.run_button.isEnabled()
 
 

@@ -202,7 +202,7 @@ def view(qtbot, audited):
 def shown(v):
     """(skill, action) of every row, in the order shown."""
     m = v.model
-    return [(m.index(r, 2).data(), m.index(r, 3).data()) for r in range(m.rowCount())]
+    return [(m.index(r, 2).data(), m.entry(r).action) for r in range(m.rowCount())]
 
 
 def test_rows_match_the_store(qtmodeltester, view, audited):

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -19,9 +19,11 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListView,
+    QMenu,
     QPushButton,
     QSplitter,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -67,26 +69,45 @@ class BindingsPanel(QWidget):
         self.status = QLabel(self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setObjectName("busStatus")
+        self.status.setWordWrap(True)
         self.filter = QLineEdit(self)
         self.filter.setPlaceholderText("Filter by skill, event or action")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(lambda _text: self.show_filtered())
-        self.buttons = {}
+        # Add, Edit and Delete are buttons; the others sit in "More" so the bar fits a small window.
+        self.buttons: dict[str, QPushButton | QAction] = {}
+        self.more_menu = QMenu(self)
         bar = QHBoxLayout()
-        bar.addWidget(self.status)
         bar.addWidget(self.filter, 1)
-        for key, text, slot, tip in (("add", "Add…", self.add, "A new binding"),
-                                     ("edit", "Edit…", self.edit, "Change the selected binding (Enter)"),
-                                     ("duplicate", "Duplicate", self.duplicate,
-                                      "A copy of the selected binding, disabled"),
-                                     ("delete", "Delete", self.delete, "Remove the selected binding (Delete)"),
-                                     ("export", "Export…", self.export, "Save every binding as YAML"),
-                                     ("import", "Import…", self.import_, "Add the bindings of a YAML file")):
-            button = QPushButton(text, self)
-            button.setToolTip(tip)
-            button.clicked.connect(slot)
-            bar.addWidget(button)
-            self.buttons[key] = button
+        for key, text, slot, tip, main in (("add", "Add…", self.add, "A new binding", True),
+                                           ("edit", "Edit…", self.edit, "Change the selected binding (Enter)", True),
+                                           ("delete", "Delete", self.delete, "Remove the selected binding (Delete)",
+                                            True),
+                                           ("duplicate", "Duplicate", self.duplicate,
+                                            "A copy of the selected binding, disabled", False),
+                                           ("export", "Export…", self.export, "Save every binding as YAML", False),
+                                           ("import", "Import…", self.import_, "Add the bindings of a YAML file",
+                                            False)):
+            if main:
+                button = QPushButton(text, self)
+                button.setToolTip(tip)
+                button.clicked.connect(slot)
+                bar.addWidget(button)
+                self.buttons[key] = button
+            else:
+                action = self.more_menu.addAction(text)
+                action.setToolTip(tip)
+                action.triggered.connect(lambda _checked=False, slot=slot: slot())
+                self.buttons[key] = action
+        self.more_menu.setToolTipsVisible(True)
+        self.more_button = QToolButton(self)
+        self.more_button.setText("More")
+        self.more_button.setToolTip("Duplicate the selected binding, export or import bindings as YAML")
+        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.more_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.more_button.setMenu(self.more_menu)
+        bar.addWidget(self.more_button)
+        self.filter.setMinimumWidth(220)
 
         self.model = BindingListModel(self)
         self.list = QListView(self)
@@ -123,6 +144,7 @@ class BindingsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addLayout(bar)
+        layout.addWidget(self.status)
         layout.addWidget(split, 1)
         self.list.installEventFilter(self)
         self.refresh()

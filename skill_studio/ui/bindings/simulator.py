@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from skill_studio.core.bus import dispatch as bus
 from skill_studio.core.health import scores
+from skill_studio.ui.elided import ElidedLabel
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import current_tokens
 
@@ -77,7 +78,7 @@ class Simulator(QWidget):
         self.store = store
         self.event_type = QComboBox(self)
         self.event_type.setEditable(True)
-        self.event_type.setMinimumWidth(180)
+        self.event_type.setMinimumWidth(140)
         self.event_type.setToolTip("Offered: the usual event types and those in use; any name is allowed")
         self.payload = QPlainTextEdit(self)
         self.payload.setPlaceholderText('{"file": {"path": "src/app.py"}, "branch": "main"}')
@@ -85,6 +86,7 @@ class Simulator(QWidget):
         self.payload.textChanged.connect(self._check)
         self.event_type.editTextChanged.connect(lambda _text: self._check())
         self.payload_status = QLabel(self)
+        self.payload_status.setWordWrap(True)
         self.offset = QSpinBox(self)
         self.offset.setRange(0, 100_000)
         self.offset.setPrefix("+ ")
@@ -92,7 +94,7 @@ class Simulator(QWidget):
         self.unit = QComboBox(self)
         for text, seconds in UNITS:
             self.unit.addItem(text, seconds)
-        self.clock = QLabel(self)
+        self.clock = ElidedLabel("", self, minimum=60)   # the whole time in its tooltip when short of room
         self.clock.setProperty("role", "muted")
         self.offset.valueChanged.connect(self._show_clock)
         self.unit.currentIndexChanged.connect(self._show_clock)
@@ -105,11 +107,13 @@ class Simulator(QWidget):
         self.results.setAlternatingRowColors(True)
         header = self.results.header()
         header.setStretchLastSection(False)
+        header.setSectionResizeMode(2, QHeaderView.Stretch)   # why and what share the room left
         header.setSectionResizeMode(3, QHeaderView.Stretch)
-        for col, width in ((0, 230), (1, 70), (2, 330), (4, 50)):
+        for col, width in ((0, 200), (1, 70), (4, 50)):
             header.resizeSection(col, width)
         self.summary = QLabel(self)
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
 
         row = QHBoxLayout()
         row.addWidget(QLabel("Event", self))

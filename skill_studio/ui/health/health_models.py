@@ -121,7 +121,14 @@ class HealthFilterProxy(QSortFilterProxyModel):
         return not self._band or index.data(BAND_ROLE) == self._band
 
 
-PLAN_COLUMNS = ("Skill", "Action", "Rule", "Reason")
+PLAN_COLUMNS = ("Skill", "Action", "Why", "Details")
+#: Each rule of the plan in plain words (an unknown rule shows with its dashes as spaces).
+RULE_WORDS = {"stale": "unused", "low-health": "low health", "sustained-drop": "health dropping",
+              "near-duplicate": "near-duplicate", FAMILY_RULE: "made from one template", "failing": "failing"}
+
+
+def rule_words(rule: str) -> str:
+    return RULE_WORDS.get(rule, rule.replace("-", " "))
 
 
 def is_family(action: PlannedAction) -> bool:
@@ -176,11 +183,15 @@ class PlanModel(QAbstractTableModel):
     def set_checked(self, row: int, checked: bool) -> bool:
         return self.setData(self.index(row, 0), Qt.Checked if checked else Qt.Unchecked, Qt.CheckStateRole)
 
-    def mark_applied(self, skills: set[str]) -> None:
-        """The moves of these skills are done: they stay listed, no longer checkable."""
+    def mark_applied(self, skills: set[str], applied: bool = True) -> None:
+        """The moves of these skills are done: they stay listed, no longer checkable (with
+        ``applied`` False, they were undone: they can be ticked and applied again)."""
         for i, a in enumerate(self._actions):
             if a.applies and a.skill in skills:
-                self._applied.add(i)
+                if applied:
+                    self._applied.add(i)
+                else:
+                    self._applied.discard(i)
         if self._actions:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._actions) - 1, len(PLAN_COLUMNS) - 1))
         self.checkedChanged.emit()
@@ -225,7 +236,7 @@ class PlanModel(QAbstractTableModel):
                 return f"{a.action} (reported)"
             if index.column() == 0 and is_family(a):
                 return f"{a.skill} + {len(family_members(a)) - 1} more ({len(family_members(a))} skills)"
-            return (a.skill, a.action, a.rule, a.reason)[index.column()]
+            return (a.skill, a.action, rule_words(a.rule), a.reason)[index.column()]
         if role == Qt.CheckStateRole and index.column() == 0:
             return Qt.Checked if self.checkable(row) and self._checked[row] else Qt.Unchecked
         if role == Qt.ToolTipRole and is_family(a):

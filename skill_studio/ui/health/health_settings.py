@@ -7,9 +7,11 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -17,22 +19,62 @@ from PySide6.QtWidgets import (
 
 from skill_studio.core.health import checks as health
 
-#: What each setting means, in the words of SPEC §4-§5.
-LABELS = {
-    "health.weight_utility": "Weight of utility", "health.weight_redundancy": "Weight of (1 \u2212 redundancy)",
-    "health.weight_freshness": "Weight of freshness", "health.weight_failure": "Weight of (1 \u2212 failure risk)",
-    "health.redundancy_floor": "Similarity with no redundancy (floor)",
-    "health.stale_freshness": "Stale: freshness below", "health.stale_max_uses": "Stale: fewer uses than",
-    "health.low": "Low health: below", "health.low_min_uses": "Low health: at least uses",
-    "health.sustained": "Sustained drop: health below", "health.sustained_runs": "Sustained drop: runs in a row",
-    "health.duplicate": "Near-duplicate: similarity from",
-    "health.only_llm": "Move only llm skills (report the others)",
+#: Each setting in plain words: (label, tooltip). Every setting the core knows has one (a test checks).
+LABELS: dict[str, tuple[str, str]] = {
+    "health.weight_utility": ("How much usefulness counts",
+                              "How much a skill that helps when used adds to its health"),
+    "health.weight_redundancy": ("How much repeating others counts against",
+                                 "How much a skill that repeats other skills counts against it"),
+    "health.weight_freshness": ("How much recent use counts",
+                                "How much a skill used lately adds to its health"),
+    "health.weight_failure": ("How much failing counts against",
+                              "How much a skill that often fails counts against it"),
+    "health.redundancy_floor": ("Repeating starts at similarity",
+                                "Skills less alike than this do not count as repeating each other"),
+    "health.stale_freshness": ("Unused: freshness below",
+                               "A skill this long unused is offered for deprecation (0 = never used lately)"),
+    "health.stale_max_uses": ("… and fewer uses than",
+                              "Only skills used fewer times than this count as unused"),
+    "health.low": ("Low health: below", "A skill under this health is offered for degrading"),
+    "health.low_min_uses": ("… after at least this many uses",
+                            "Low health counts only once a skill was used this often"),
+    "health.failing_rate": ("Failing: success rate below",
+                            "A skill used often enough that succeeds less often than this is failing"),
+    "health.sustained": ("Dropping: health below",
+                         "A skill that stays under this health over several checks is offered for degrading"),
+    "health.sustained_runs": ("… in this many checks in a row", "How many checks the drop must last"),
+    "health.sustained_days": ("… over at least this many days", "How long the drop must last"),
+    "health.sustained_gap_hours": ("… with checks this many hours apart",
+                                   "Checks closer together than this count as one"),
+    "health.duplicate": ("Near-duplicates: similarity from",
+                         "Two skills at least this alike are listed as near-duplicates"),
+    "health.only_llm": ("Move only skills an agent extracted",
+                        "Skills written by a person are reported in the plan but never moved"),
 }
 
 
+#: The settings in groups, each under a heading (a setting not listed goes in the last group).
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("How the health score is made", ("health.weight_utility", "health.weight_redundancy", "health.weight_freshness",
+                                      "health.weight_failure", "health.redundancy_floor")),
+    ("When the plan moves a skill", ("health.only_llm", "health.stale_freshness", "health.stale_max_uses",
+                                     "health.low", "health.low_min_uses", "health.failing_rate", "health.sustained",
+                                     "health.sustained_runs", "health.sustained_days", "health.sustained_gap_hours")),
+    ("Near-duplicates", ("health.duplicate",)),
+)
+
+
+def grouped_settings() -> list[tuple[str, list[str]]]:
+    """Every setting the core knows, once, in its group."""
+    listed = {key for _, keys in GROUPS for key in keys}
+    groups = [(title, [k for k in keys if k in health.DEFAULTS]) for title, keys in GROUPS]
+    groups[-1][1].extend(k for k in health.DEFAULTS if k not in listed)
+    return groups
+
+
 class HealthSettingsPage(QWidget):
-    """A form over the store's health settings; Save writes them, Restore defaults writes
-    the defaults of SPEC §5 back."""
+    """A form over the store's health settings (scrolls when the window is short); Save writes
+    them, Restore defaults writes the studio's defaults back."""
 
     settingsSaved = Signal()
 
@@ -42,13 +84,21 @@ class HealthSettingsPage(QWidget):
         self.editors: dict[str, QWidget] = {}
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldsStayAtSizeHint)   # short numbers, short boxes
-        for key, default in health.DEFAULTS.items():
-            editor = self._editor(key, default)
-            editor.setObjectName(key)
-            if not isinstance(editor, QCheckBox):
-                editor.setMinimumWidth(110)
-            self.editors[key] = editor
-            form.addRow(LABELS.get(key, key), editor)
+        for title, keys in grouped_settings():
+            heading = QLabel(title, self)
+            heading.setProperty("role", "heading")
+            form.addRow(heading)
+            for key in keys:
+                editor = self._editor(key, health.DEFAULTS[key])
+                editor.setObjectName(key)
+                if not isinstance(editor, QCheckBox):
+                    editor.setMinimumWidth(110)
+                self.editors[key] = editor
+                text, tip = LABELS.get(key, (key.removeprefix("health.").replace("_", " ").capitalize(), ""))
+                label = QLabel(text, self)
+                label.setToolTip(tip)
+                editor.setToolTip(tip)
+                form.addRow(label, editor)
         self.save_button = QPushButton("Save", self)
         self.restore_button = QPushButton("Restore defaults", self)
         self.status = QLabel(self)
@@ -59,13 +109,25 @@ class HealthSettingsPage(QWidget):
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.restore_button)
         buttons.addWidget(self.status, 1)
-        note = QLabel("Thresholds and weights used by the next health check (SPEC \u00a75).", self)
+        note = QLabel("What the next health check counts, and when it plans a move. "
+                      "Hover a setting to read what it does.", self)
+        note.setWordWrap(True)
         note.setProperty("role", "muted")
+        fields = QWidget(self)
+        fields_layout = QVBoxLayout(fields)
+        fields_layout.setContentsMargins(0, 0, 0, 0)
+        fields_layout.addLayout(form)
+        fields_layout.addStretch(1)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidget(fields)
+        self.scroll.viewport().setAutoFillBackground(False)   # the page's own background, not a grey box
+        fields.setAutoFillBackground(False)
         layout = QVBoxLayout(self)
         layout.addWidget(note)
-        layout.addLayout(form)
+        layout.addWidget(self.scroll, 1)
         layout.addLayout(buttons)
-        layout.addStretch(1)
         self.load()
 
     def _editor(self, key: str, default) -> QWidget:

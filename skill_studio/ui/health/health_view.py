@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from skill_studio.core.health import checks as health
 from skill_studio.core.health.checks import BAND_NAMES, BANDS, FAILING, HealthRun
 from skill_studio.core.ops.changes import ChangeSet
+from skill_studio.ui.elided import ElidedLabel
 from skill_studio.ui.gui_thread import gui_only
 from skill_studio.ui.health.health_models import (
     BAR_COLUMNS,
@@ -34,6 +35,7 @@ from skill_studio.ui.health.health_models import (
     PlanModel,
     SkillHealthModel,
 )
+from skill_studio.ui.health.health_notes import OUT_OF_DATE, Applied, out_of_date, run_summary, stage_text
 from skill_studio.ui.health.health_pairs import PairsPanel, pair_roles, table_view
 from skill_studio.ui.health.health_parts import BarDelegate, SummaryStrip, TrendChart
 from skill_studio.ui.health.health_settings import HealthSettingsPage
@@ -41,8 +43,6 @@ from skill_studio.ui.safe_text import question, warning
 from skill_studio.ui.task_worker import TaskWorker, WorkerOwner, start_worker
 
 ALL_BANDS = "All bands"
-
-
 class HealthView(WorkerOwner, QWidget):
     """Health checks on demand. ``run_health``, ``confirm``, ``inform`` and ``do_apply`` are plain
     attributes the window (or a test) may replace; the view itself writes nothing but the
@@ -65,6 +65,8 @@ class HealthView(WorkerOwner, QWidget):
         self.inform = self._inform_box
         self.do_apply = lambda actions, exclude: health.apply(store, actions, exclude)
         self.result: HealthRun | None = None
+        self.applied: Applied | None = None
+        self._applying = False
         self._cancel = threading.Event()
         self._thread = self._worker = None
         self._running = False
@@ -83,8 +85,7 @@ class HealthView(WorkerOwner, QWidget):
         self.stage_label = QLabel(self)
         self.stage_label.setTextFormat(Qt.TextFormat.PlainText)
         self.stage_label.setProperty("role", "muted")
-        self.status_label = QLabel(self)
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_label = ElidedLabel("", self, minimum=120)   # the whole text in its tooltip
         self.status_label.setProperty("role", "muted")
         self.run_button.clicked.connect(self.start_run)
         self.cancel_button.clicked.connect(self.cancel)
@@ -146,7 +147,8 @@ class HealthView(WorkerOwner, QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.Stretch)
         for column, (attr, _) in enumerate(SKILL_COLUMNS[1:], start=1):
-            header.resizeSection(column, 118 if column in BAR_COLUMNS else (56 if attr == "uses" else 86))
+            # narrow enough that the names keep room at 1024 px; the bars' values stay whole
+            header.resizeSection(column, 104 if column in BAR_COLUMNS else (52 if attr == "uses" else 78))
         self.band_combo.setItemData(self.band_combo.findData(FAILING),
                                     "Enough uses to tell, and most of them failed: below every other skill, "
                                     "whatever the health score", Qt.ToolTipRole)
@@ -219,7 +221,7 @@ class HealthView(WorkerOwner, QWidget):
         worker.interrupted.connect(self._on_interrupted, Qt.QueuedConnection)
         worker.failed.connect(self._on_failed, Qt.QueuedConnection)
         self._set_running(True)
-        self.status_label.setText("Running the health check\u2026")
+        self._say("Running the health check\u2026")
         self._thread = start_worker(worker, self, "health-check")
         return True
 
@@ -248,7 +250,7 @@ class HealthView(WorkerOwner, QWidget):
             return
         self.progress.setRange(0, max(0, total))
         self.progress.setValue(min(done, total))
-        self.stage_label.setText(f"{stage} {done}/{total}")
+        self.stage_label.setText(stage_text(stage, done, total))
 
     @Slot(object)
     @gui_only
@@ -261,14 +263,15 @@ class HealthView(WorkerOwner, QWidget):
     @gui_only
     def _on_interrupted(self) -> None:
         self._set_running(False)
-        self.status_label.setText("Cancelled: nothing was stored")
+        self._say("Cancelled: nothing was stored; the last results stay shown" if self.result is not None
+                  else "Cancelled: nothing was stored")
         self.runCancelled.emit()
 
     @Slot(str)
     @gui_only
     def _on_failed(self, message: str) -> None:
         self._set_running(False)
-        self.status_label.setText(f"The health check failed: {message}")
+        self._say(f"The health check failed: {message}")
         self.runFailed.emit(message)
 
     # --- showing a run ------------------------------------------------------
@@ -276,21 +279,28 @@ class HealthView(WorkerOwner, QWidget):
     def show_result(self, result: HealthRun | None) -> None:
         """Show a run (also one made elsewhere, e.g. by the command line); None: nothing yet."""
         self.result = result
+        self.applied = None
         previous = self.current_skill()
         if result is None:
             self.summary.set_summary({})
-            self.status_label.setText("Run a health check to score every skill")
         else:
             summary = result.summary or health.summarize(result.skills, result.actions)
             self.summary.set_summary(summary)
-            self.status_label.setText(f"Run {result.run_id} kept for trends" if result.run_id
-                                      else "Computed (not kept)")
         self.skill_model.set_skills(result.skills if result else [])
         self.plan_model.set_actions(result.actions if result else [])
         self.pairs_panel.set_pairs(pair_roles(result) if result else [])
+        self._say(self.run_summary())
         self._filter_changed()
         if not (previous and self.select_skill(previous)):
             self._skill_selected()
+
+    def run_summary(self) -> str:
+        """One line on the run shown: how many skills, moves and near-duplicate pairs."""
+        return run_summary(self.result, self.pair_model.rowCount())
+
+    def _say(self, text: str, tip: str = "") -> None:
+        self.status_label.setText(text)
+        self.status_label.set_tip(tip if tip != text else "")
 
     def current_skill(self) -> str | None:
         index = self.table.currentIndex()
@@ -336,16 +346,34 @@ class HealthView(WorkerOwner, QWidget):
         more = f"\n\u2026 and {len(chosen) - 12} more" if len(chosen) > 12 else ""
         if not self.confirm(f"Apply {len(chosen)} lifecycle move(s)?\n\n{lines}{more}"):
             return False
-        change, refused = self.do_apply(self.plan_model.actions(), self.plan_model.excluded_skills())
+        self._applying = True   # the window hears of the change while do_apply runs: it is this one
+        try:
+            change, refused = self.do_apply(self.plan_model.actions(), self.plan_model.excluded_skills())
+        finally:
+            self._applying = False
         names = getattr(change, "names", None)
         applied = set(names) if names is not None else {a.skill for a in chosen}
         self.plan_model.mark_applied(applied)
         done = len(chosen) - len(refused)
-        self.status_label.setText(f"Applied {done} move(s); run the check again to see the new scores")
+        self.applied = Applied(getattr(change, "label", ""), frozenset(applied), done)
+        self._say(self.applied.applied_text())
         if refused:
             self.inform("Some moves were refused:\n\n" + "\n".join(refused))
         self.storeChanged.emit(ChangeSet.of(changed=applied, label="health plan"))
         return True
+
+    def changes_applied(self, changes: ChangeSet) -> None:
+        """The store changed (``changes`` from the window): an undo or redo of the applied plan
+        says so and makes its moves tickable again (or not); another change to skills this run
+        shows says the plan may be out of date."""
+        if self._applying or self.result is None or not changes:
+            return
+        note = self.applied.follow(changes) if self.applied is not None else None
+        if note is not None:
+            self.plan_model.mark_applied(set(self.applied.skills), not self.applied.undone)
+            self._say(note)
+        elif out_of_date(self.result, changes):
+            self._say(OUT_OF_DATE, self.run_summary())
 
     # --- near-duplicates ----------------------------------------------------
 
@@ -354,7 +382,7 @@ class HealthView(WorkerOwner, QWidget):
 
     def _pair_dismissed(self, source: str, target: str) -> None:
         self.plan_model.remove_review(source, target)
-        self.status_label.setText(f"{source} and {target} will not be flagged again")
+        self._say(f"{source} and {target} will not be flagged again")
 
     # --- default dialogs (replaceable) ---------------------------------------
 

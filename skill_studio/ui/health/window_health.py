@@ -4,11 +4,16 @@ its tab; applying a plan is one undoable change, and a run's fresh scores reach 
 from __future__ import annotations
 
 from skill_studio.core.ops.changes import ChangeSet
+from skill_studio.ui.review.wording import health_applied
 from skill_studio.ui.shell.feature import ActionSpec, Feature, PageSpec, at
 
 
 class HealthFeature(Feature):
     id = "health"
+
+    def __init__(self, shell):
+        super().__init__(shell)
+        self._own: ChangeSet | None = None   # the fresh scores of a run the view shows already
 
     def action_specs(self) -> list[ActionSpec]:
         return [ActionSpec("show_health", "&Health", self.show, "Ctrl+Shift+H",
@@ -48,10 +53,12 @@ class HealthFeature(Feature):
         shell = self.shell
         change, refused = health.apply(shell.store, actions, exclude, author=shell.settings.reviewer)
         review = self._review()
+        moved = len(change.after)
         if change.names and review is not None:
-            review.record(change)   # recorded and told to the views as one change
+            review.record(change, health_applied(moved))   # recorded and told to the views as one change
         elif change.names:
-            shell.publish(ChangeSet.of(changed=change.names, label="health plan"))
+            shell.publish(ChangeSet.of(changed=change.names, label=change.label))
+            shell.show_status(health_applied(moved), 10_000)
         return change, refused
 
     def _merge(self, source: str, target: str) -> None:
@@ -62,4 +69,17 @@ class HealthFeature(Feature):
     def _run_finished(self, run) -> None:
         """A run brought every skill's freshness up to date in the store."""
         names = [s.name for s in getattr(run, "skills", ())]
-        self.shell.publish(ChangeSet.of(changed=names, label="health check"))
+        self._own = ChangeSet.of(changed=names, label="health check")
+        try:
+            self.shell.publish(self._own)
+        finally:
+            self._own = None
+        view = self.view
+        if view is not None:
+            self.shell.show_status(f"Health check done. {view.run_summary()}", 10_000)
+
+    def changes_applied(self, changes: ChangeSet) -> None:
+        """An undo of an applied plan (or any other change to skills) reaches the view's note."""
+        view = self.view
+        if view is not None and changes is not self._own:
+            view.changes_applied(changes)

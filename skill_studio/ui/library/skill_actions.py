@@ -160,7 +160,7 @@ class NewSkillDialog(QDialog):
         problem = new_name_problem(self._store, self.name())
         self.folder_label.setText(f"{self.name() or 'name'}/  (the folder follows the name)")
         if problem is None:
-            self.name_message.setText("✓ Name is free")
+            self.name_message.setText("Name is free")
             self.name_message.setStyleSheet(self._muted_style)
         else:
             self.name_message.setText(problem)

@@ -9,17 +9,17 @@ import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QInputDialog, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 from skill_studio.core.ops import review as ops
 from skill_studio.core.ops.review import Outcome, outcome
 from skill_studio.core.ops.skills import delete_skills
 from skill_studio.core.review.lifecycle import MOVE_TERMS, Change, UndoStack
 from skill_studio.core.store import DependentsExist, Store, StoreError
-from skill_studio.ui.safe_text import literal
+from skill_studio.ui.review import wording
+from skill_studio.ui.review.reason_dialog import ask_reason
 
 
-#: How each move is offered: menu text, the question for its reason, whether a reason is required.
 def default_reviewer() -> str:
     try:
         return getpass.getuser()
@@ -27,15 +27,11 @@ def default_reviewer() -> str:
         return "reviewer"
 
 
-def _ask_reason(parent: QWidget | None, title: str, prompt: str) -> str | None:
-    text, ok = QInputDialog.getText(parent, title, literal(prompt))
-    return text if ok else None
-
-
 class ReviewActions(QObject):
     """Performs review operations for a window; ``changed(ChangeSet)`` once after each, for the views."""
 
     changed = Signal(object)        # the ChangeSet of the operation just done
+    reported = Signal(str)          # what the operation (or its undo/redo) did, in a sentence
     revealRequested = Signal(str)   # a skill named in a message was clicked
     undoChanged = Signal()          # what undo/redo would do changed
 
@@ -45,8 +41,12 @@ class ReviewActions(QObject):
         self.window = parent
         self.reviewer = reviewer
         self.undo_stack = UndoStack(store)
-        # How the actions ask and tell (replaceable, e.g. in tests).
-        self.ask_reason: Callable[[QWidget | None, str, str], str | None] = _ask_reason
+        # The changes on the undo and redo stacks (same order), each with what it did in words.
+        self._said_done: list[tuple[Change, str]] = []
+        self._said_undone: list[tuple[Change, str]] = []
+        # How the actions ask and tell (replaceable, e.g. in tests). A move's reason is required
+        # (the dialog's OK waits for one); a deletion's is optional.
+        self.ask_reason: Callable[[QWidget | None, str, str], str | None] = ask_reason
         self.tell: Callable[[str, str], None] = lambda title, text: self._message(title, text)
 
     def _message(self, title: str, text: str) -> None:
@@ -70,11 +70,40 @@ class ReviewActions(QObject):
         finally:
             dialog.deleteLater()
 
-    def _record(self, done: Outcome) -> Change:
+    def _record(self, done: Outcome, said: str = "") -> Change:
+        said = said or done.change.label
         self.undo_stack.push(done.change)
+        self._said_done = [*self._said_done, (done.change, said)][-self.undo_stack.limit:]
+        self._said_undone.clear()
         self.undoChanged.emit()
         self.changed.emit(done.changes)
+        self.reported.emit(said)
         return done.change
+
+    def described(self, change: Change | None) -> str:
+        """What ``change`` did, in the words its status message used (its label if told elsewhere)."""
+        if change is None:
+            return ""
+        return next((t for c, t in (*self._said_done, *self._said_undone) if c is change), change.label)
+
+    def undo_text(self) -> str:
+        """What Undo would take back, in words ("" when nothing)."""
+        return self._top(self._said_done, self.undo_stack.undo_label())
+
+    def redo_text(self) -> str:
+        """What Redo would do again, in words ("" when nothing)."""
+        return self._top(self._said_undone, self.undo_stack.redo_label())
+
+    @staticmethod
+    def _top(said: list[tuple[Change, str]], label: str | None) -> str:
+        if label is None:
+            return ""
+        return said[-1][1] if said and said[-1][0].label == label else label
+
+    def _ask(self, title: str, prompt: str, *, required: bool) -> str | None:
+        if self.ask_reason is ask_reason:
+            return ask_reason(self.window, title, prompt, required=required)
+        return self.ask_reason(self.window, title, prompt)
 
     # --- operations -----------------------------------------------------------
 
@@ -86,10 +115,10 @@ class ReviewActions(QObject):
         title, prompt = MOVE_TERMS[action].title, MOVE_TERMS[action].question
         what = names[0] if len(names) == 1 else f"{len(names)} skills"
         if reason is None:
-            reason = self.ask_reason(self.window, f"{title} {what}", prompt)
+            reason = self._ask(f"{title} {what}", prompt, required=True)
         if reason is None:
             return []
-        if not reason.strip():
+        if not reason.strip():   # only when the question was replaced: the dialog waits for a reason
             self.tell(f"{title}: not done", "A reason is required; it is kept in the audit log.")
             return []
         try:
@@ -98,7 +127,7 @@ class ReviewActions(QObject):
             self.tell(f"{title}: not done", html.escape(str(e)))
             return []
         if done.change.after:
-            self._record(done)
+            self._record(done, wording.moved(action, done.change))
         if done.refused:
             self.tell(f"{title}: {len(done.refused)} not moved",
                       "<br><br>".join(html.escape(str(e)) for e in done.refused.values()))
@@ -106,7 +135,7 @@ class ReviewActions(QObject):
 
     def set_trust(self, name: str, tier: int) -> bool:
         try:
-            self._record(ops.set_trust(self.store, name, tier, author=self.reviewer()))
+            self._record(ops.set_trust(self.store, name, tier, author=self.reviewer()), wording.trust(name, tier))
         except StoreError as e:
             self.tell("Trust not changed", html.escape(str(e)))
             return False
@@ -119,7 +148,7 @@ class ReviewActions(QObject):
             self.tell("Not changed", html.escape(str(e)))
             return
         if done.change.after:
-            self._record(done)
+            self._record(done, wording.pinned(list(done.change.after), pinned))
         for e in done.refused.values():
             self.tell("Not changed", html.escape(str(e)))
 
@@ -131,8 +160,8 @@ class ReviewActions(QObject):
         bound = sum(len(self.store.bindings(skill=name)) for name in names)
         bindings = (f" {'Its' if len(names) == 1 else 'Their'} {bound} binding{'s' if bound != 1 else ''} to events "
                     "go with {}; Undo puts them back.".format("it" if len(names) == 1 else "them")) if bound else ""
-        reason = self.ask_reason(self.window, "Delete", f"Delete {what}? Their history and audit are kept.{bindings}"
-                                                       "\n\nReason (optional):")
+        reason = self._ask("Delete", f"Delete {what}? Their history and audit are kept.{bindings}"
+                                     "\n\nReason (optional):", required=False)
         if reason is None:
             return []
         try:
@@ -141,7 +170,7 @@ class ReviewActions(QObject):
             self.tell("Not deleted", html.escape(str(e)))
             return []
         if done.change.before:
-            self._record(done)
+            self._record(done, wording.deleted(list(done.change.before)))
         if done.refused:
             lines = []
             for name, e in done.refused.items():
@@ -161,7 +190,7 @@ class ReviewActions(QObject):
         dialog.do_merge = self._merge
         try:
             if dialog.exec() and dialog.change is not None:
-                return self._record(outcome(dialog.change))
+                return self._record(outcome(dialog.change), wording.merged(dialog.source(), dialog.target()))
         finally:
             dialog.deleteLater()
         return None
@@ -169,9 +198,10 @@ class ReviewActions(QObject):
     def _merge(self, target: str, source: str, with_files: bool | None = None) -> Change:
         return ops.merge_skills(self.store, target, source, author=self.reviewer(), with_files=with_files).change
 
-    def record(self, change: Change) -> Change:
-        """Put an operation done elsewhere (a health plan, an import's merges) on the undo stack."""
-        return self._record(outcome(change))
+    def record(self, change: Change, said: str = "") -> Change:
+        """Put an operation done elsewhere (a health plan, an import's merges) on the undo stack;
+        ``said`` is what it did in words (the status message and the Undo menu's text)."""
+        return self._record(outcome(change), said)
 
     # --- undo -----------------------------------------------------------------
 
@@ -185,12 +215,18 @@ class ReviewActions(QObject):
         try:
             done = do(self.undo_stack, author=self.reviewer())
         except IndexError:
+            self.reported.emit(f"Nothing to {what.lower()}")
             return
         except StoreError as e:  # e.g. somebody else changed the skill meanwhile
             self.tell(f"{what} failed", html.escape(str(e)))
             return
+        said = self.described(done.change)
+        source, dest = (self._said_done, self._said_undone) if what == "Undo" else (self._said_undone, self._said_done)
+        if source and source[-1][0] is done.change:
+            dest.append(source.pop())
         self.undoChanged.emit()
         self.changed.emit(done.changes)
+        self.reported.emit(wording.stepped(what, said))
 
 
 __all__ = ["ReviewActions", "default_reviewer"]

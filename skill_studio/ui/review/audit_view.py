@@ -136,9 +136,15 @@ class AuditTableModel(QAbstractTableModel):
         self._entries.sort(key=key, reverse=order == Qt.DescendingOrder)
 
     def _compute(self, now: datetime | None) -> None:
-        self._texts = [(relative_time(e.at, now), e.actor, e.skill, e.action, e.from_value or "",
+        self._texts = [(relative_time(e.at, now), e.actor, e.skill, action_words(e.action), e.from_value or "",
                         e.to_value or "", e.reason or "") for e in self._entries]
         self._tips = [f"{e.at}\n{exact_time(e.at)}" for e in self._entries]
+
+
+def action_words(action: str) -> str:
+    """An audited action as people read it: "state:trust_tier" is "state: trust tier" (the CSV
+    export and the filters keep the stored name)."""
+    return action.replace(":", ": ").replace("_", " ")
 
 
 class AuditLogView(QWidget):
@@ -342,7 +348,8 @@ class AuditLogView(QWidget):
         families = sorted({a.split(":", 1)[0] for a in actions if ":" in a})
         items: list[tuple[str, str | None]] = [(ALL_ACTIONS, None)]
         for value in sorted(set(actions) | set(families), key=lambda a: (a.split(":", 1)[0], ":" in a, a)):
-            items.append((f"{value} (all)" if value in families and value not in actions else value, value))
+            words = action_words(value)
+            items.append((f"{words} (all)" if value in families and value not in actions else words, value))
         self.action_combo.blockSignals(True)
         self.action_combo.clear()
         for text, value in items:

@@ -1,4 +1,4 @@
-"""The merge dialog: pick a source and a target, see what merging would do (SPEC §6), then merge."""
+"""The merge dialog: pick a source and a target, see what merging would do, then merge."""
 
 from __future__ import annotations
 

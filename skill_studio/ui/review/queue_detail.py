@@ -28,6 +28,7 @@ from skill_studio.core.review import queue as review
 from skill_studio.core.store import NotFound
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.gui_thread import gui_only
+from skill_studio.ui.library.marks import icon_data_url, stars_html
 from skill_studio.ui.review.neighbour_rows import NEIGHBOUR_ROLE, NeighbourDelegate, neighbour_tip, only_related
 from skill_studio.ui.review.queue_list import waiting_text
 from skill_studio.ui.safe_text import literal
@@ -51,12 +52,15 @@ def clipped(text: str, limit: int) -> str:
 
 
 def validation_html(diags: list[Diagnostic], profile: str, t: Tokens) -> str:
-    """'✓ Passes the <profile> profile', or the count of errors and the first ones with their lines."""
+    """'Passes the <profile> profile' (with the valid mark), or the count of errors and the first ones
+    with their lines."""
     errs = errors(diags)
     if not errs:
-        return f'<span style="color:{t.bar_utility}">✓ Passes the {profile} profile</span>'
+        return (f'<img src="{icon_data_url("valid", t.bar_utility, 12)}" width="12" height="12"> '
+                f'<span style="color:{t.bar_utility}">Passes the {profile} profile</span>')
     noun = "error" if len(errs) == 1 else "errors"
-    lines = [f'<span style="color:{t.error}">✗ Fails the {profile} profile ({len(errs)} {noun})</span>']
+    lines = [f'<img src="{icon_data_url("invalid", t.error, 12)}" width="12" height="12"> '
+             f'<span style="color:{t.error}">Fails the {profile} profile ({len(errs)} {noun})</span>']
     for d in errs[:MAX_ERRORS_SHOWN]:
         where = f"line {d.line}: " if d.line else ""
         lines.append(f"&nbsp;&nbsp;&nbsp;{where}{escape(d.message)}")
@@ -365,7 +369,7 @@ class QueueDetail(QWidget):
         meta = [f'<span style="background-color:{LIFECYCLE_COLORS[lifecycle]}; color:{ON_FILL};">'
                 f"&nbsp;{lifecycle.label}&nbsp;</span>",
                 escape(getattr(s.origin, "value", str(s.origin))),
-                f'<span style="color:{t.star}">{tier.stars}</span> {tier.label}', f"version {s.version}"]
+                f'{stars_html(int(tier), t, 12)} {tier.label}', f"version {s.version}"]
         waiting = waiting_text(s.created_at)
         if waiting:
             meta.append(waiting)

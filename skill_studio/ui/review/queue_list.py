@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
 from skill_studio.core.model import Lifecycle, Skill
+from skill_studio.ui.library.marks import draw_stars, stars_width
 from skill_studio.ui.library.models import NAME_ROLE, SKILL_ROLE, relative_time
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, current_tokens
@@ -114,7 +115,8 @@ def queue_row_layout(rect: QRect, font: QFont, badge_label: str = "Candidate") -
     badge = QRect(left + width - badge_w, y + (top_h - badge_h) // 2, badge_w, badge_h)
     name = QRect(left, y, width - badge_w - 8, top_h)
     y += top_h + GAP
-    stars = QRect(left, y, base.horizontalAdvance("★★★★") + 2, base.height())
+    star_h = max(10, base.height() - 4)
+    stars = QRect(left, y + (base.height() - star_h) // 2, stars_width(star_h), star_h)
     meta = QRect(stars.right() + 8, y, left + width - stars.right() - 8, base.height())
     y += base.height() + GAP
     description = QRect(left, y, width, base.height())
@@ -171,12 +173,8 @@ class QueueDelegate(QStyledItemDelegate):
         paint_badge(painter, geo.badge, lifecycle, small)
 
         painter.setFont(base)
-        tier = int(skill.trust_tier)
-        filled = QFontMetrics(base).horizontalAdvance("★" * tier)
-        painter.setPen(QColor(t.star))
-        painter.drawText(geo.stars, Qt.AlignLeft | Qt.AlignVCenter, "★" * tier)
+        draw_stars(painter, geo.stars, int(skill.trust_tier), t)   # the same stars as the library's
         painter.setPen(QColor(t.text_muted))
-        painter.drawText(geo.stars.adjusted(filled, 0, 0, 0), Qt.AlignLeft | Qt.AlignVCenter, "☆" * (4 - tier))
         painter.drawText(geo.meta, Qt.AlignLeft | Qt.AlignVCenter,
                          QFontMetrics(base).elidedText(meta_text(skill), Qt.ElideRight, geo.meta.width()))
         description = " ".join((skill.description or "").split())

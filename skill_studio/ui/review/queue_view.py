@@ -143,7 +143,7 @@ class ReviewQueueView(QWidget):
             self._show(None)
         self.stack.setCurrentWidget(self.splitter if skills else self.empty_label)
         self.hint_label.setVisible(bool(skills))
-        total = review.queue_count(self.store) if len(skills) >= review.QUEUE_LIMIT else len(skills)
+        total = review.queue_count(self.store)   # the one count of what awaits review (the tab's too)
         self.count_label.setText(f"To review · {total}" + (f" (the {len(skills):,} longest waiting shown)"
                                                            if total > len(skills) else ""))
         for action in self.actions_by_id.values():
@@ -164,7 +164,8 @@ class ReviewQueueView(QWidget):
         super().closeEvent(event)
 
     def count(self) -> int:
-        return review.queue_count(self.store) if self._stale else self.model.rowCount()
+        """How many skills await review, by core's one definition (the queue may show fewer)."""
+        return review.queue_count(self.store)
 
     def current_name(self) -> str | None:
         skill = self.model.skill(self.list.currentIndex().row())

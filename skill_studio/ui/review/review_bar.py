@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QHBoxLayout, QMenu, QToolButton, QWidget
 
 from skill_studio.core.model import Origin, Skill
 from skill_studio.core.review.lifecycle import MOVE_TERMS, MOVES, allowed_moves
+from skill_studio.ui.library.marks import icon
+from skill_studio.ui.theme import current_tokens
 
 
 class ReviewBar(QWidget):
-    """"Lifecycle ▾" with only the moves SPEC §2 allows from the state, and Pin/Unpin.
+    """"Lifecycle ▾" with only the lifecycle moves allowed from the state, and Pin/Unpin.
     Hidden for builtin skills, which are read-only."""
 
     moveRequested = Signal(str)     # the action
@@ -58,7 +61,11 @@ class ReviewBar(QWidget):
 
     def _pin_text(self) -> None:
         pinned = self.pin_button.isChecked()
-        self.pin_button.setText("📌 Pinned" if pinned else "Pin")
+        self.pin_button.setText("Pinned" if pinned else "Pin")
+        # the pin mark (an SVG of the app's, no font glyph) only while pinned: "Pin" stays short
+        self.pin_button.setIcon(icon("pin", current_tokens().accent) if pinned else QIcon())
+        self.pin_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon if pinned
+                                           else Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.pin_button.setToolTip("Health checks never move a pinned skill. Click to "
                                    + ("unpin." if pinned else "pin."))
 

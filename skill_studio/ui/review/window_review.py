@@ -21,6 +21,14 @@ from skill_studio.ui.shell.feature import (
 
 APPROVE_REASON = "approved in the review queue"
 LIFECYCLE = "Skill/Lifecycle"
+#: How long an operation's message stays in the status bar (an undo's replaces it at once).
+STATUS_MS = 10_000
+
+
+def _menu_text(text: str, limit: int = 60) -> str:
+    """A sentence as a menu item's text: ampersands kept literal, shortened past ``limit``."""
+    text = text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"
+    return text.replace("&", "&&")
 
 
 class ReviewFeature(Feature):
@@ -105,6 +113,7 @@ class ReviewFeature(Feature):
     def attach(self) -> None:
         shell, a = self.shell, self.actions
         a.changed.connect(self._operation_done)
+        a.reported.connect(self._report)
         a.revealRequested.connect(shell.reveal)
         a.undoChanged.connect(self._undo_texts)
         for key in ("undo", "redo"):  # in the queue too (in a designer, Ctrl+Z is the editor's)
@@ -118,9 +127,10 @@ class ReviewFeature(Feature):
 
     # --- what the actions do ----------------------------------------------------
 
-    def record(self, change) -> None:
-        """Put an operation done elsewhere on the undo stack (the views hear of it as one change)."""
-        self.actions.record(change)
+    def record(self, change, said: str = "") -> None:
+        """Put an operation done elsewhere on the undo stack (the views hear of it as one change);
+        ``said``: what it did, in words, for the status bar and the Undo menu."""
+        self.actions.record(change, said)
 
     def delete_selection(self) -> None:
         """Delete the selected skills (asks first; refusals name the skills that need them; Ctrl+Z undoes)."""
@@ -153,9 +163,10 @@ class ReviewFeature(Feature):
 
     def _operation_done(self, changes: ChangeSet) -> None:
         self.shell.publish(changes)
-        names = sorted(changes.skills)
-        if len(names) == 1:
-            self.shell.show_status(f"{names[0]}: done — Ctrl+Z undoes it", 5000)
+
+    def _report(self, text: str) -> None:
+        """What the operation (or its undo) did; it replaces whatever the status bar said before."""
+        self.shell.show_status(text, STATUS_MS)
 
     def changes_applied(self, changes: ChangeSet) -> None:
         if changes.skills or changes.unknown:
@@ -171,8 +182,11 @@ class ReviewFeature(Feature):
         undo, redo = self.shell.action("undo"), self.shell.action("redo")
         undo.setEnabled(stack.can_undo())
         redo.setEnabled(stack.can_redo())
-        undo.setText(f"&Undo {stack.undo_label()}" if stack.can_undo() else "&Undo")
-        redo.setText(f"&Redo {stack.redo_label()}" if stack.can_redo() else "&Redo")
+        undo_text, redo_text = self.actions.undo_text(), self.actions.redo_text()
+        undo.setText(f"&Undo: {_menu_text(undo_text)}" if undo_text else "&Undo")
+        redo.setText(f"&Redo: {_menu_text(redo_text)}" if redo_text else "&Redo")
+        undo.setToolTip(f"Undo: {undo_text}" if undo_text else "Nothing to undo")
+        redo.setToolTip(f"Redo: {redo_text}" if redo_text else "Nothing to redo")
 
 
 __all__ = ["ReviewFeature"]

@@ -47,6 +47,12 @@ class Workspace(QTabWidget):
             if bar.tabButton(0, side) is not None:
                 bar.tabButton(0, side).hide()
         self.tabCloseRequested.connect(self.close_designer)
+        # The tabs shown before the current one, most recent last: closing a tab returns to the
+        # one the user came from (if still open), else to the library.
+        self._visited: list[QWidget] = []
+        self._shown: QWidget | None = library
+        self._closing = False
+        self.currentChanged.connect(self._remember)
         self.fixed = 1   # tabs before this index stay open (the library, the review queue)
         #: ask_recover(parent, name, saved_at, lines) -> 'recover' | 'discard' | 'later' (replaceable).
         self.ask_recover: Callable[[QWidget | None, str, str, int], str] = _ask_recover
@@ -119,8 +125,25 @@ class Workspace(QTabWidget):
         self.fixed += 1
         return index
 
+    def _remember(self, _index: int) -> None:
+        if self._closing:
+            return
+        previous, self._shown = self._shown, self.currentWidget()
+        if previous is not None and previous is not self._shown:
+            self._visited = [w for w in self._visited if w is not previous and self.holds(w)][-19:]
+            self._visited.append(previous)
+
+    def came_from(self, leaving: QWidget | None = None) -> QWidget:
+        """The tab to show when ``leaving`` goes: the last one shown before it that is still
+        open, else the library."""
+        for widget in reversed(self._visited):
+            if widget is not leaving and self.holds(widget):
+                return widget
+        return self.widget(0)
+
     def close_designer(self, index: int) -> bool:
-        """Close the tab at ``index`` (a designer asks about unsaved changes first)."""
+        """Close the tab at ``index`` (a designer asks about unsaved changes first); closing the
+        current tab returns to the tab the user came from, else to the library."""
         if index < self.fixed or index >= self.count():
             return False
         widget = self.widget(index)
@@ -128,7 +151,16 @@ class Workspace(QTabWidget):
             return False
         if hasattr(widget, "shutdown"):  # a view with a thread stops it before it goes
             widget.shutdown()
-        self.removeTab(index)
+        back = self.came_from(widget) if widget is self.currentWidget() else self.currentWidget()
+        self._closing = True   # the tab Qt shows for a moment while closing is no visit
+        try:
+            self.removeTab(index)
+            if back is not None and self.holds(back):
+                self.setCurrentWidget(back)
+        finally:
+            self._closing = False
+        self._shown = self.currentWidget()
+        self._visited = [w for w in self._visited if w is not widget and w is not self._shown and self.holds(w)]
         widget.deleteLater()
         return True
 
