@@ -151,6 +151,39 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True)
+def _welcome_already_seen(monkeypatch):
+    """Every test window starts with settings of its own, which a real start would take for a first
+    start and open the welcome page in a tab (made current). Tests of other views start as after the
+    first start; tests of the welcome set ``WelcomeFeature.opens_at_first_start`` back to True."""
+    from skill_studio.ui.shell.welcome import WelcomeFeature
+
+    monkeypatch.setattr(WelcomeFeature, "opens_at_first_start", False)
+
+
+@pytest.fixture
+def open_window(qtbot, tmp_path):
+    """``open_window(store, width=1024, height=700, reviewer=None)``: the main window over ``store``
+    with settings of its own, shown at that size."""
+    from PySide6.QtCore import QSettings
+
+    from skill_studio.ui.settings import StudioSettings
+    from skill_studio.ui.shell.main_window import MainWindow
+
+    def make_window(store, width: int = 1024, height: int = 700, *, reviewer: str | None = None):
+        settings = StudioSettings(QSettings(str(tmp_path / "window.ini"), QSettings.IniFormat))
+        if reviewer is not None:
+            settings.reviewer = reviewer
+        window = MainWindow(store, settings)
+        qtbot.addWidget(window)
+        window.resize(width, height)
+        window.show()
+        qtbot.waitExposed(window)
+        return window
+
+    return make_window
+
+
 @pytest.fixture
 def store(tmp_path):
     from skill_studio.core.store import Store

@@ -49,6 +49,10 @@ class TrustTier(enum.IntEnum):
     def stars(self) -> str:
         return "★" * int(self) + "☆" * (4 - int(self))
 
+    @property
+    def meaning(self) -> str:
+        return TRUST_TERMS[self].meaning
+
 
 @dataclass(frozen=True)
 class StateTerms:
@@ -116,6 +120,43 @@ ORIGIN_TERMS: dict[Origin, OriginTerms] = {
 
 #: Lifecycle and trust a skill gets when it enters the store (SPEC §1).
 ENTRY_DEFAULTS: dict[Origin, tuple[Lifecycle, TrustTier]] = {o: t.entry for o, t in ORIGIN_TERMS.items()}
+
+
+@dataclass(frozen=True)
+class TierTerms:
+    #: Who or what earns the tier, in plain words (SPEC §3).
+    meaning: str
+
+
+TRUST_TERMS: dict[TrustTier, TierTerms] = {
+    TrustTier.UNTRUSTED: TierTerms("extracted by an agent and not reviewed yet"),
+    TrustTier.PROVISIONAL: TierTerms("reviewed once; it needs more use before it is relied on"),
+    TrustTier.TRUSTED: TierTerms("written or checked by a person"),
+    TrustTier.VETTED: TierTerms("shipped with the studio; it cannot be changed, only copied"),
+}
+
+
+@dataclass(frozen=True)
+class ScoreTerms:
+    """What people read about one of a skill's scores (SPEC §4), in plain words."""
+
+    label: str
+    meaning: str
+
+
+#: The scores a skill carries, by the :class:`Skill` field that holds them ("health" is worked out by
+#: the health check). Each runs from 0 to 1, higher is better.
+SCORE_TERMS: dict[str, ScoreTerms] = {
+    "success_rate": ScoreTerms("Success", "how often the skill's uses went well; recent uses count more, "
+                                          "and a skill never used starts in the middle, at 0.5"),
+    "utility_score": ScoreTerms("Utility", "how useful the skill has proved: its success, believed more "
+                                           "as its uses add up"),
+    "freshness": ScoreTerms("Freshness", "how recently the skill was used: 1 when just used, halving with "
+                                         "each month without use (counted from its creation if never used)"),
+    "health": ScoreTerms("Health", "one figure that sums up utility, success, freshness and how little the "
+                                   "skill repeats another; the health check suggests degrading or retiring "
+                                   "skills whose health stays low"),
+}
 
 
 class GateCard(NamedTuple):

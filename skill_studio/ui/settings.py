@@ -72,5 +72,14 @@ class StudioSettings:
     def install_folders(self, value: list[str]) -> None:
         self._s.setValue("agents/install_folders", json.dumps(list(dict.fromkeys(value))[:8]))
 
+    @property
+    def welcome_shown(self) -> bool:
+        """Whether the welcome page was shown at a start (it opens by itself only the first time)."""
+        return str(self._get("help/welcome_shown", "false")).lower() in ("true", "1")
+
+    @welcome_shown.setter
+    def welcome_shown(self, value: bool) -> None:
+        self._s.setValue("help/welcome_shown", bool(value))
+
     def sync(self) -> None:
         self._s.sync()

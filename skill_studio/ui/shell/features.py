@@ -11,6 +11,8 @@ from skill_studio.ui.graph.window_graph import GraphFeature
 from skill_studio.ui.health.window_health import HealthFeature
 from skill_studio.ui.review.window_review import ReviewFeature
 from skill_studio.ui.shell.feature import Feature
+from skill_studio.ui.shell.help import HelpFeature
+from skill_studio.ui.shell.welcome import WelcomeFeature
 
 FEATURES: tuple[type[Feature], ...] = (
     ReviewFeature,
@@ -20,4 +22,6 @@ FEATURES: tuple[type[Feature], ...] = (
     AgentsFeature,
     ApiFeature,
     LinkedFeature,
+    WelcomeFeature,
+    HelpFeature,
 )

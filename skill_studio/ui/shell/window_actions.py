@@ -3,16 +3,27 @@ the clipboard and search on the library page, how skills are shown (cards, list,
 
 from __future__ import annotations
 
+from functools import partial
 from html import escape
-from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from skill_studio import __version__
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui import theme
+from skill_studio.ui.long_task import TaskRun, run_in_progress_dialog, show_summary
 from skill_studio.ui.shell.feature import (
     CONTEXT,
     ActionSpec,
@@ -40,6 +51,10 @@ class WindowActions(Feature):
     def __init__(self, shell):
         super().__init__(shell)
         self.import_report = None   # the report of the last import while it is open
+        #: where an export goes (a folder; "" when the user gives up): replaceable, e.g. in tests
+        self.pick_export_folder = lambda: QFileDialog.getExistingDirectory(self.shell, "Export skills to folder")
+        #: how an outcome with details is shown: show_summary(parent, title, text, details)
+        self.show_summary = show_summary
 
     def action_specs(self) -> list[ActionSpec]:
         w = self.shell
@@ -108,11 +123,13 @@ class WindowActions(Feature):
                 w.open_designer(name)
 
     def import_dialog(self) -> None:
-        dialog = QFileDialog(self.shell, "Import skills")
-        dialog.setFileMode(QFileDialog.Directory)
-        dialog.setOption(QFileDialog.ShowDirsOnly, False)
-        if dialog.exec():
-            self.import_paths(dialog.selectedFiles())
+        """Choose a folder or archives (.zip, .skill) and import them as if dropped on the window."""
+        chooser = ImportChooser(self.shell)
+        try:
+            if chooser.exec() and chooser.paths:
+                self.import_paths(chooser.paths)
+        finally:
+            chooser.deleteLater()
 
     def import_paths(self, paths: list[str]) -> None:
         from skill_studio.ui.library.import_flow import import_changes, run_import
@@ -141,15 +158,47 @@ class WindowActions(Feature):
     def _report_closed(self, *_args) -> None:
         self.import_report = None
 
-    def export_selection(self, as_zip: bool) -> None:
-        from skill_studio.ui.library.skill_actions import export_skills
+    def export_selection(self, as_zip: bool) -> list[str]:
+        """Write the selected skills into a folder the user picks, on a worker thread with progress
+        and Cancel; the status bar says what was written, and a box lists what was not. Returns the
+        paths written."""
+        from skill_studio.core.ops.library import ExportClash, export_plan, export_skills
 
         w = self.shell
         names = w.selected_names()
-        if names:
-            written = export_skills(w, w.store, names, as_zip=as_zip, show_message=w.tell)
-            if written:
-                w.show_status(f"Exported {len(written)} skill(s) to {Path(written[0]).parent}")
+        if not names:
+            return []
+        try:
+            export_plan(w.store, names)
+        except ExportClash as e:
+            w.tell(w, "Export refused", "These skills would be written to the same folder name; export them "
+                   "separately:\n\n" + "\n".join(f"• {', '.join(group)}" for group in e.groups))
+            return []
+        dest = self.pick_export_folder()
+        if not dest:
+            return []
+        kind = "zip files" if as_zip else "folders"
+        run = run_in_progress_dialog(w, "Export skills", f"Exporting {len(names)} skill(s)…",
+                                     TaskRun(partial(export_skills, names=names, dest=dest, as_zip=as_zip),
+                                             w.store, w, "export"))
+        if run.error is not None:
+            w.tell(w, "Export failed", f"Nothing more was exported to {dest}: {run.error.split(': ', 1)[-1]}")
+            return []
+        exported = run.result
+        written = [str(path) for _name, path in exported.written]
+        n = len(written)
+        text = (f"{'Export stopped: exported' if exported.stopped else 'Exported'} {n} skill{'s' if n != 1 else ''} "
+                f"to {dest} as {kind}")
+        if exported.failed:
+            text += f"; {len(exported.failed)} could not be written"
+        if exported.stopped:
+            text += f"; {len(names) - n - len(exported.failed)} not reached"
+        w.show_status(text + ".", 15_000)
+        if exported.failed or exported.stopped:
+            details = [f"{name}: {why}" for name, why in exported.failed.items()]
+            details += [f"Written: {path}" for path in written]
+            self.show_summary(w, "Export stopped" if exported.stopped else "Export problems", text + ".", details)
+        return written
 
     def open_selected(self) -> None:
         names = self.shell.selected_names()
@@ -204,4 +253,46 @@ class WindowActions(Feature):
     def about(self) -> None:
         w = self.shell
         QMessageBox.about(w, "About Skill Studio", f"<h3>Skill Studio {__version__}</h3><p>Build, review and "
-                          f"maintain libraries of agent skills.</p><p>Store: {escape(str(w.store.path))}</p>")
+                          f"maintain libraries of agent skills.</p><p>Store: {escape(str(w.store.path))}</p>"
+                          "<p>New here? Help › Getting started shows where to begin and what the words "
+                          "mean.</p>")
+
+
+class ImportChooser(QDialog):
+    """File ▸ Import: a folder (one skill, or a tree of them) or archives (.zip, .skill); what is
+    chosen is in ``paths`` and goes through the same import as files dropped on the window."""
+
+    ARCHIVES = "Skill archives (*.zip *.skill);;All files (*)"
+
+    def __init__(self, parent: QWidget | None = None, start: str = ""):
+        super().__init__(parent)
+        self.setWindowTitle("Import skills")
+        self.paths: list[str] = []
+        self._start = start
+        text = QLabel("Import a skill folder, a folder holding many skills, or skill archives (.zip or "
+                      ".skill). You can also drop folders and archives on the window.", wordWrap=True)
+        self.folder_button = QPushButton("Choose folder…")
+        self.archive_button = QPushButton("Choose archives…")
+        self.folder_button.clicked.connect(self.choose_folder)
+        self.archive_button.clicked.connect(self.choose_archives)
+        buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
+        buttons.addButton(self.folder_button, QDialogButtonBox.ActionRole)
+        buttons.addButton(self.archive_button, QDialogButtonBox.ActionRole)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(text)
+        layout.addWidget(buttons)
+        self.setMinimumWidth(440)
+
+    @Slot()
+    def choose_folder(self) -> None:
+        self._chosen([QFileDialog.getExistingDirectory(self, "Import a skill folder", self._start)])
+
+    @Slot()
+    def choose_archives(self) -> None:
+        self._chosen(QFileDialog.getOpenFileNames(self, "Import skill archives", self._start, self.ARCHIVES)[0])
+
+    def _chosen(self, paths: list[str]) -> None:
+        self.paths = [p for p in paths if p]
+        if self.paths:
+            self.accept()
