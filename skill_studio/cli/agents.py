@@ -312,11 +312,12 @@ class _Consumer(argparse.Action):
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     from skill_studio.core.agents.matching import ALIASES, DEFAULT_STRATEGY, STRATEGIES
 
-    m = add("match", "the skills a query is about, ranked (SPEC §8), and those the gate keeps out", cmd_match)
+    m = add("match", "the skills a query is about, most relevant first, and those the gate keeps out", cmd_match)
     m.add_argument("query")
     m.add_argument("--limit", type=int, default=10, help="at most this many (default 10)")
     m.add_argument("--strategy", choices=(*STRATEGIES, *ALIASES), default=DEFAULT_STRATEGY,
-                   help="fused (the default: words and vectors, relevance first, use as a bounded prior), "
+                   help="fused (the default: relevance from words and meaning together; the track record "
+                        "only separates near ties), "
                         "keywords, vectors, or product (the seed's similarity × utility × freshness)")
     m.add_argument("--explain", action="store_true", help="show each score's breakdown and the skills kept out")
     g = add("gate", "which skills an agent may see, and why the others may not", cmd_gate)

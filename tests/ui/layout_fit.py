@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenuBar,
     QScrollBar,
+    QSizeGrip,
     QSplitter,
     QSplitterHandle,
     QTabBar,
@@ -76,7 +77,8 @@ def widget_problems(widget: QWidget) -> list[str]:
     problems: list[str] = []
     parent = widget.parentWidget()
     if parent is not None and widget.isVisible() and not widget.isWindow() \
-            and not isinstance(widget, (QScrollBar, QSplitterHandle)) and not _inside_scrolled_content(widget):
+            and not isinstance(widget, (QScrollBar, QSplitterHandle, QSizeGrip)) \
+            and not _inside_scrolled_content(widget):
         inside = parent.rect().adjusted(-SLACK, -SLACK, SLACK, SLACK)
         geometry: QRect = widget.geometry()
         if geometry.width() > 0 and geometry.height() > 0 and not inside.contains(geometry):
@@ -96,8 +98,8 @@ def widget_problems(widget: QWidget) -> list[str]:
                                 f"{widget.placeholderText()!r} cannot be read")
         if isinstance(widget, (QComboBox, QAbstractSpinBox)) and widget.width() + SLACK < min(
                 widget.minimumSizeHint().width(), 80):
-            problems.append(f"{_path(widget)} is {widget.width()} px wide, below the {widget.minimumSizeHint().width()} "
-                            "px it needs")
+            problems.append(f"{_path(widget)} is {widget.width()} px wide, below the "
+                            f"{widget.minimumSizeHint().width()} px it needs")
     if isinstance(widget, QSplitter) and widget.isVisible():
         across = widget.orientation() == Qt.Horizontal
         floor = PANE_FLOOR[0] if across else PANE_FLOOR[1]
@@ -110,8 +112,14 @@ def widget_problems(widget: QWidget) -> list[str]:
     return problems
 
 
-def fit_problems(root: QWidget, screen: QSize = QSize(1024, 700)) -> list[str]:
-    """Every problem of ``root`` (a window or a page) and its visible children, at ``screen``."""
+#: The smallest screen every view must fit.
+SMALL_SCREEN = QSize(1024, 700)
+
+
+def fit_problems(root: QWidget, screen: QSize | None = None) -> list[str]:
+    """Every problem of ``root`` (a window or a page) and its visible children, on ``screen``
+    (the small one when not given)."""
+    screen = SMALL_SCREEN if screen is None else screen
     problems: list[str] = []
     if root.isWindow():
         hint = root.minimumSizeHint().expandedTo(root.minimumSize())

@@ -78,8 +78,12 @@ def test_the_strategy_switch_and_the_excluded_skills(panel, qtbot, seeded_store)
     assert list(labels) == list(matching.STRATEGIES)
     tips = {panel.strategy.itemData(i): panel.strategy.itemData(i, Qt.ToolTipRole)
             for i in range(panel.strategy.count())}
-    assert tips["fused"] == "Relevance first: words and vectors fused, use as a bounded prior"
-    assert tips["product"] == "Seed product: similarity × utility × freshness"
+    assert tips["fused"].startswith("Relevance first, from the query's words and its meaning together")
+    assert tips["product"] == "The first ranking: similarity × utility × freshness"
+    assert all("prior" not in tip for tip in tips.values())   # plain words, not the ranking's terms
+    header = {panel.matches.horizontalHeaderItem(c).text(): panel.matches.horizontalHeaderItem(c).toolTip()
+              for c in range(panel.matches.columnCount())}
+    assert all(header[name] for name in header if name != "Skill" and name != "Note")
     panel.set_query("write python tests with pytest", "keywords")
     assert panel.result.strategy == "keywords" and "ranked by words" in panel.status.text()
     assert all(t != "–" for t in column(panel.matches, "Words rank"))

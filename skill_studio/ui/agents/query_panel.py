@@ -32,13 +32,27 @@ COLUMNS = ("#", "Skill", "Found by", "Words rank", "Similarity", "Relevance", "P
 EXCLUDED_COLUMNS = ("Skill", "Why agents do not see it", "Found by", "Score")
 #: The columns that take the room left (the others fit their contents).
 STRETCHED = ("Skill", "Note", "Why agents do not see it")
+#: What each column of the results means, shown over its header.
+COLUMN_TIPS = {
+    "#": "Where an agent would find the skill in its list",
+    "Found by": "Whether the skill matched the query's words, its meaning, or both",
+    "Words rank": "Place among the skills that share words with the query (– for none)",
+    "Similarity": "How close the query is in meaning to the skill's name and description (0 to 1)",
+    "Relevance": "How well the skill answers the query, words and meaning together",
+    "Prior": "The skill's track record (utility and freshness); it only separates skills of about the "
+             "same relevance",
+    "Score": "The order the agent sees: relevance first, then the track record",
+    "Why agents do not see it": "What keeps the skill out of every agent's list (its lifecycle, trust or a rule)",
+}
 #: strategy -> (label in the switch, what it does)
 STRATEGY_LABELS = {
-    "fused": ("Fused", "Relevance first: words and vectors fused, use as a bounded prior"),
-    "keywords": ("Words", "Relevance from the full-text index and trigger patterns alone, use as a bounded prior"),
-    "vectors": ("Vectors", "Relevance from the similarity of the query and each skill's name and description "
-                           "alone, use as a bounded prior"),
-    "product": ("Seed product", "Seed product: similarity × utility × freshness"),
+    "fused": ("Fused", "Relevance first, from the query's words and its meaning together; a skill's track "
+                       "record only separates skills of about the same relevance"),
+    "keywords": ("Words", "Relevance from the words the query shares with each skill (and its trigger "
+                          "patterns) alone; the track record only separates near ties"),
+    "vectors": ("Vectors", "Relevance from how close the query is in meaning to each skill's name and "
+                           "description alone; the track record only separates near ties"),
+    "product": ("Seed product", "The first ranking: similarity × utility × freshness"),
 }
 #: strategy -> how the status line names it
 STRATEGY_NAMES = {"fused": "fused relevance (words and vectors)", "keywords": "words", "vectors": "vectors",
@@ -49,6 +63,9 @@ NO_RANK = "–"
 def _table(columns: tuple[str, ...]) -> QTableWidget:
     table = QTableWidget(0, len(columns))
     table.setHorizontalHeaderLabels(list(columns))
+    for c, name in enumerate(columns):
+        if name in COLUMN_TIPS:
+            table.horizontalHeaderItem(c).setToolTip(COLUMN_TIPS[name])
     table.verticalHeader().setVisible(False)
     table.setEditTriggers(QAbstractItemView.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectRows)

@@ -59,9 +59,12 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Horizontal, self)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.details)
+        # The details keep room for their buttons (Open in designer, Lifecycle, Pin) in one row.
+        self.details.setMinimumWidth(max(280, self.details.minimumSizeHint().width()))
+        self.splitter.setCollapsible(0, False)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([900, 360])
+        self.splitter.setSizes([1000, 320])   # the skills first; the details beside them
         self.workspace = Workspace(store, self.splitter, self)
         self.setCentralWidget(self.workspace)
 
