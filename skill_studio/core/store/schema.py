@@ -337,8 +337,24 @@ def _v5(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE health_scores ADD COLUMN uses INTEGER")
 
 
+#: Version 6: a bulk write (Store.add_many) indexes its rows for search with one statement after
+#: inserting them, in the same transaction, instead of row by row from the insert trigger: several
+#: times faster for a large import. While fts_deferred holds a row (only ever inside that
+#: transaction) the trigger leaves the index alone.
+_V6 = """
+CREATE TABLE IF NOT EXISTS fts_deferred (
+    id INTEGER PRIMARY KEY CHECK (id = 1)
+);
+DROP TRIGGER IF EXISTS pm_fts_insert;
+CREATE TRIGGER pm_fts_insert AFTER INSERT ON procedural_memory
+WHEN NOT EXISTS (SELECT 1 FROM fts_deferred) BEGIN
+    INSERT INTO skills_fts (rowid, name, description, content, tags, trigger_pattern)
+    VALUES (new.rowid, new.name, new.description, new.content, new.tags, new.trigger_pattern);
+END;
+"""
+
 #: MIGRATIONS[i] takes a store from user_version i to i + 1.
-MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3), _script(_V4), _v5]
+MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3), _script(_V4), _v5, _script(_V6)]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
