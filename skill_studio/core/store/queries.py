@@ -17,7 +17,9 @@ from skill_studio.core.store.rows import (
     ROW_COLUMNS,
     SORT_COLUMNS,
     Filters,
+    card_from_tuple,
     fts_query,
+    json_names,
     name_tier_sql,
     skill_from_row,
 )
@@ -156,6 +158,8 @@ class Queries(Connection):
         else:
             order = self._order(sort, join, descending, flt.text)
             sql = f"SELECT {select} FROM {source} {join}{where} ORDER BY {order}{page}"
+        if summary:
+            return [card_from_tuple(r) for r in self._rows_of(sql, params)]
         return [skill_from_row(r) for r in self._query(sql, params)]
 
     def _name_walk(self, flt: Filters, sort: str, join: str) -> str:
@@ -176,10 +180,10 @@ class Queries(Connection):
     def cards(self, names: builtins.list[str]) -> builtins.list[Skill]:
         """The card fields of the named skills, in the order given (unknown names left out):
         what a view that holds only names fetches for the rows it shows."""
-        rows = {r["name"]: r for r in self._query(
+        rows = {r[0]: r for r in self._rows_of(
             f"SELECT {', '.join(CARD_COLUMNS)} FROM skill_cards WHERE name IN "
             "(SELECT value FROM json_each(?))", (json.dumps(names),))}
-        return [skill_from_row(rows[n]) for n in names if n in rows]
+        return [card_from_tuple(rows[n]) for n in names if n in rows]
 
     @_locked
     def names(self, flt: Filters | None = None, *, sort: str = "name", descending: bool = False) -> builtins.list[str]:
@@ -351,9 +355,6 @@ class Queries(Connection):
         """(name, description, lifecycle, origin, trust_tier, utility_score, freshness, success_rate,
         use_count, depends_on, conflicts_with, parent_skill_id) of every skill, by name, with the
         two JSON lists decoded: what the dependency graph is built from."""
-        def names(text: str) -> list[str]:
-            return [] if text == "[]" else json.loads(text)
-
-        return [(*r[:9], names(r[9]), names(r[10]), r[11]) for r in self._rows_of(
+        return [(*r[:9], json_names(r[9]), json_names(r[10]), r[11]) for r in self._rows_of(
             "SELECT name, description, lifecycle, origin, trust_tier, utility_score, freshness, success_rate, "
             "use_count, depends_on, conflicts_with, parent_skill_id FROM skill_cards ORDER BY name")]

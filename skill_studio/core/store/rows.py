@@ -6,7 +6,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 from skill_studio.core.model import LIFECYCLE_TERMS, UNSEARCHED_STATES, Lifecycle, Origin, Skill, SkillFile, TrustTier
@@ -146,13 +146,124 @@ _TIERS = {int(t): t for t in TrustTier}
 _EMPTY_JSON = {"[]": list, "{}": dict}
 
 
+def json_names(text: str) -> list[Any]:
+    """A JSON list as ``json.loads`` reads it, quicker for what the store writes for names and
+    tags: strings without escapes, joined with no spaces (``["a","b"]``)."""
+    if text == "[]":
+        return []
+    if text[:2] == '["' and text[-2:] == '"]' and "\\" not in text and text.isprintable():
+        names = text[2:-2].split('","')
+        if text.count('"') == 2 * len(names):   # every quote opens or closes one of the strings
+            return names
+    return json.loads(text)
+
+
+def _card_fields(row: tuple[Any, ...]) -> dict[str, Any]:
+    """The Skill fields of a tuple of CARD_COLUMNS, decoded as ``skill_from_row`` decodes them."""
+    values = dict(zip(CARD_COLUMNS, row))
+    values["origin"] = _ORIGINS[values["origin"]]
+    values["lifecycle"] = _LIFECYCLES[values["lifecycle"]]
+    values["trust_tier"] = _TIERS[values["trust_tier"]]
+    values["pinned"] = bool(values["pinned"])
+    for column in ("depends_on", "conflicts_with", "tags"):
+        values[column] = json_names(values[column])
+    return values
+
+
+class _CardField:
+    """A card field of a SkillCard. The first read of any of them decodes every card field of the
+    row onto the instance, whose own attributes are found first from then on; a field set
+    before that keeps the value it was given. The name is read alone: it is all that a
+    lookup by name needs."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, card: Any, owner: type | None = None) -> Any:
+        if card is None:
+            return self
+        values = _card_fields(card._row)
+        values.update(card.__dict__)
+        card.__dict__.update(values)
+        return values[self.name]
+
+
+class _CardName:
+    """The name of a SkillCard, read alone from its row."""
+
+    __slots__ = ()
+
+    def __get__(self, card: Any, owner: type | None = None) -> Any:
+        if card is None:
+            return self
+        card.__dict__["name"] = name = card._row[0]
+        return name
+
+
+class _EmptyList:
+    """A list or dict a card leaves empty (steps, metadata, files): a new one for each card, made
+    when first read and kept on the instance, so that changes to it stay."""
+
+    __slots__ = ("name", "make")
+
+    def __init__(self, name: str, make: Any):
+        self.name, self.make = name, make
+
+    def __get__(self, card: Any, owner: type | None = None) -> Any:
+        if card is None:
+            return self
+        card.__dict__[self.name] = value = self.make()
+        return value
+
+
+class SkillCard(Skill):
+    """A skill's card read from a skill_cards row: the same fields and values as ``skill_from_row``
+    gives for that row (the body, SKILL.md text, metadata and files empty), decoded only when
+    one is first read. A page of cards costs little more than fetching its rows; a view decodes
+    the cards it shows. Equal to a Skill with the same fields, like a Skill."""
+
+    __slots__ = ("_row",)
+    _row: tuple[Any, ...]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Skill):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _FIELD_NAMES)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(Skill) if f.repr)
+        return f"Skill({shown})"
+
+
+_FIELD_NAMES = [f.name for f in fields(Skill)]
+if CARD_COLUMNS[0] != "name":
+    raise RuntimeError("CARD_COLUMNS must begin with the name: SkillCard and Queries.cards read it first")
+for _field in fields(Skill):
+    if _field.name == "name":
+        SkillCard.name = _CardName()  # type: ignore[assignment]
+    elif _field.name in CARD_COLUMNS:
+        setattr(SkillCard, _field.name, _CardField(_field.name))
+    elif _field.default is MISSING:   # a list or dict made for each skill; other defaults are Skill's own
+        setattr(SkillCard, _field.name, _EmptyList(_field.name, _field.default_factory))
+_new_card = object.__new__
+
+
+def card_from_tuple(row: tuple[Any, ...]) -> Skill:
+    """The card of a skill from a tuple of CARD_COLUMNS, in that order (see SkillCard)."""
+    card = _new_card(SkillCard)
+    card._row = row
+    return card
+
+
 def skill_from_row(row: sqlite3.Row) -> Skill:
     """A Skill from a procedural_memory or skill_cards row (whatever columns it has)."""
     values: dict[str, Any] = {}
     for k, v in zip(row.keys(), row):
         if k in _JSON_COLUMNS:
             empty = _EMPTY_JSON.get(v)
-            v = empty() if empty else json.loads(v)
+            v = empty() if empty else json_names(v)
         values[k] = v
     head = values.pop("head", None)
     values["origin"] = _ORIGINS[values["origin"]]
