@@ -52,7 +52,8 @@ def check_strict(raw: bytes | str, folder_name: str | None) -> tuple[list[Diagno
             return [err("S006", f"SKILL.md is not readable: {e.message} (line {e.line}, column {e.column})",
                         e.line)], None
     # The reference reads SKILL.md in text mode: universal newlines, no BOM removal.
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.startswith("---"):
         return [err("S001", MSG_NO_FRONTMATTER, 1)], None
     # The frontmatter runs from just after the opening '---' to the first later line

@@ -4,7 +4,8 @@
 # itself derived from PyYAML's pure-Python parser). The pure-Python parser defines
 # the dialect here (plain frontmatter takes libyaml's parser, which gives the same
 # events); we compose the node tree ourselves:
-#   * flow collections ([..] / {..}), anchors, aliases and explicit tags are errors;
+#   * flow collections ([..] / {..}), anchors, aliases and explicit tags are errors
+#     (a flow collection libyaml meets is refused from its own line: ``strict_yaml_flow``);
 #   * every refusal is worded as the reference's parser words it (``reference_text``),
 #     found in the order it finds them (``DialectLoader`` keeps its token queue and
 #     ``_check_mappings`` builds in its order); the studio's advice is the hint;
@@ -33,16 +34,17 @@ from typing import Any
 
 import yaml
 
-from skill_studio.core.format.strict_yaml_reader import DialectLoader, Refusal, reference_text
+from skill_studio.core.format.strict_yaml_reader import DialectLoader
 from skill_studio.core.format.yaml_guard import MAX_DEPTH, MAX_VALUES, disallowed_character
 from skill_studio.core.format.yaml_nesting import first_too_deep
 
 try:  # libyaml's parser, when PyYAML was built with it (only its events are used)
-    from yaml import CBaseLoader as _CParser
+    from yaml._yaml import CParser as _CParser
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     _CParser = None  # type: ignore[assignment,misc]
 
 from skill_studio.core.format.strict_yaml_data import _check_mappings, _to_data
+from skill_studio.core.format.strict_yaml_flow import flow_refusal
 from skill_studio.core.format.strict_yaml_tree import (
     DialectError,
     Where,
@@ -53,6 +55,7 @@ from skill_studio.core.format.strict_yaml_tree import (
     _Scalar,
     _Seq,
     _start,
+    from_marked,
 )
 
 __all__ = ["DialectError", "Where", "load_strict"]
@@ -63,16 +66,39 @@ def _check_event(event: yaml.Event) -> None:
     if isinstance(event, yaml.AliasEvent):  # no anchor can be defined, so no alias can be resolved
         raise _refused(None, None, f"found undefined alias {event.anchor!r}", mark,
                        "anchors and aliases are not allowed (quote the value to keep it as text)")
-    if getattr(event, "anchor", None) is not None or getattr(event, "tag", None) is not None \
-            or getattr(event, "flow_style", False):
+    if getattr(event, "anchor", None) is not None or getattr(event, "tag", None) is not None:
         # Only the fast path gets here (the exact one refuses these while scanning,
         # as the reference does): the text is read again exactly, to word the refusal.
-        raise DialectError("an anchor, a tag or a flow collection", mark.line, mark.column)
+        raise DialectError("an anchor or a tag", mark.line, mark.column)
+    if getattr(event, "flow_style", False):
+        raise _FlowStart("a flow collection", mark.line, mark.column)
+
+
+_SCALAR, _MAP_START, _MAP_END = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.MappingEndEvent
+_SEQ_START, _SEQ_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+
+
+class _FlowStart(DialectError):
+    """The fast path met a flow collection (untagged, unanchored): see ``flow_refusal``."""
 
 
 # Text the C parser may read differently from the reference's parser: such
 # frontmatter always takes the exact (pure-Python) path.
 _NEEDS_EXACT = re.compile(r"[\t\x85\u2028\u2029\ufeff\r]|^(?:\.\.\.|---|%)|<<|^[|>]|^: |^[ ]*[?]", re.M)
+# The same test in parts, each a quick scan of the text (the pattern above is the definition).
+_EXACT_CHARS = re.compile("[\t\x85\u2028\u2029\ufeff\r]")
+_EXACT_LINE_STARTS = ("\n...", "\n---", "\n%", "\n|", "\n>", "\n: ")
+_QUESTION_KEY = re.compile(r"^[ ]*[?]", re.M)
+
+
+def _needs_exact(text: str) -> bool:
+    """``_NEEDS_EXACT.search(text) is not None``, found quicker."""
+    if "<<" in text or _EXACT_CHARS.search(text) is not None:
+        return True
+    lines = "\n" + text
+    if any(start in lines for start in _EXACT_LINE_STARTS):
+        return True
+    return "?" in text and _QUESTION_KEY.search(text) is not None
 
 
 def _compose_strict(text: str, _where: Where, *, fast: bool = True) -> _Node | None:
@@ -88,14 +114,21 @@ def _compose_strict(text: str, _where: Where, *, fast: bool = True) -> _Node | N
     deep = first_too_deep(text, MAX_DEPTH)
     if deep is not None:
         raise DialectError(f"nested more than {MAX_DEPTH} levels deep at {_where(*deep)}", *deep)
-    if fast and _CParser is not None and not _NEEDS_EXACT.search(text):
+    if fast and _CParser is not None and not _needs_exact(text):
         parser = _CParser(text)
+        flow: _FlowStart | None = None
         try:
             return _compose_events(parser.get_event, _where)
+        except _FlowStart as e:
+            flow = e
         except (DialectError, yaml.YAMLError):
             pass
         finally:
             parser.dispose()
+        if flow is not None and flow.line is not None and flow.column is not None:
+            refusal = flow_refusal(text, flow.line, flow.column, _where, _compose_exact)
+            if refusal is not None:
+                raise refusal
     return _compose_exact(text, _where)
 
 
@@ -118,17 +151,26 @@ def _compose_events(get_event: Callable[[], yaml.Event | None], _where: Where) -
     root: _Node | None = None
     count = 0
     while True:
-        event = next_event()
-        mark = _start(event)
+        # (every frontmatter has a few dozen events: the common kinds are told apart by their
+        # exact class, and only an event with an anchor, a tag or a flow style is checked further)
+        ev: Any = get_event()
+        kind = type(ev)
         node: _Node
-        if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+        if kind is _SCALAR:
+            if ev.anchor is not None or ev.tag is not None:
+                _check_event(ev)
+            mark = _start(ev)
+            # (a plain scalar: style None from the pure-Python parser, "" from the C one)
+            node = _Scalar(mark.line, mark.column, ev.value, not ev.style, mark, ev.end_mark)
+            count += 1
+        elif kind is _MAP_END or kind is _SEQ_END:
             node = stack.pop()[0]
-            node.end = event.end_mark
-        elif isinstance(event, yaml.ScalarEvent):
-            node = _Scalar(mark.line, mark.column, event.value, event.style is None, mark, event.end_mark)
-        elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-            is_map = isinstance(event, yaml.MappingStartEvent)
-            stack.append((_Map(mark.line, mark.column, start=mark) if is_map
+            node.end = ev.end_mark
+        elif kind is _MAP_START or kind is _SEQ_START:
+            if ev.anchor is not None or ev.tag is not None or ev.flow_style:
+                _check_event(ev)
+            mark = _start(ev)
+            stack.append((_Map(mark.line, mark.column, start=mark) if kind is _MAP_START
                           else _Seq(mark.line, mark.column, start=mark), []))
             if len(stack) > MAX_DEPTH:
                 raise DialectError(f"nested more than {MAX_DEPTH} levels deep at {_where(mark.line, mark.column)}",
@@ -136,11 +178,14 @@ def _compose_events(get_event: Callable[[], yaml.Event | None], _where: Where) -
             count += 1
             continue
         else:
-            raise DialectError(f"unexpected {type(event).__name__} at {_where(mark.line, mark.column)}",
+            if ev is None:  # pragma: no cover - reading stops at the stream's end
+                raise DialectError("the YAML events ended before the stream's end", None)
+            _check_event(ev)  # (an alias is refused there)
+            mark = _start(ev)
+            raise DialectError(f"unexpected {type(ev).__name__} at {_where(mark.line, mark.column)}",
                                mark.line, mark.column)  # pragma: no cover - the parser prevents it
-        if not isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-            count += 1
         if count > MAX_VALUES:
+            mark = _start(ev)
             raise DialectError(f"more than {MAX_VALUES:,} values (at {_where(mark.line, mark.column)})",
                                mark.line, mark.column)
         if not stack:
@@ -169,11 +214,7 @@ def _compose_exact(text: str, _where: Where) -> _Node | None:
         loader = DialectLoader(text)
         return _compose_events(loader.get_event, _where)
     except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        hint = e.explanation if isinstance(e, Refusal) else None
-        raise DialectError(reference_text(e.context, e.context_mark, e.problem, e.problem_mark, e.note),
-                           None if mark is None else mark.line, None if mark is None else mark.column,
-                           hint) from None
+        raise from_marked(e) from None
     except ValueError:
         # PyYAML's scanner turns a double-quoted \\U escape past U+10FFFF into chr() and fails
         # there: the escape is found again to say where it is, as libyaml does.
@@ -196,6 +237,24 @@ def _compose_exact(text: str, _where: Where) -> _Node | None:
             loader.dispose()
 
 
+def _with_text(root: _Node, text: str) -> None:
+    """Give the marks of a tree read by the C parser the text they point into."""
+    def marked(mark: Any) -> Any:
+        return None if mark is None else yaml.Mark(_LABEL, mark.index, mark.line, mark.column, text, mark.index)
+
+    todo: list[_Node] = [root]
+    while todo:
+        node = todo.pop()
+        node.start, node.end = marked(node.start), marked(node.end)
+        if isinstance(node, _Seq):
+            todo.extend(node.items)
+        elif isinstance(node, _Map):
+            todo.extend(n for pair in node.pairs for n in pair)
+
+
+_LABEL = "<unicode string>"
+
+
 def load_strict(text: str, where: Where) -> tuple[Any, dict[str, int], dict[str, int]]:
     """Frontmatter data in the strict dialect, with 0-based key lines (top level and metadata).
 
@@ -207,10 +266,12 @@ def load_strict(text: str, where: Where) -> tuple[Any, dict[str, int], dict[str,
     try:
         _check_mappings(root)
     except DialectError:
-        # The fast parser's positions carry no text to quote: read it again exactly.
-        exact = _compose_exact(text, where)
-        if exact is not None:
-            _check_mappings(exact)
+        if getattr(root.start, "buffer", None) is not None:
+            raise
+        # The C parser's positions carry no text to quote: the same positions, with the text
+        # (both parsers count a position in characters), say it as the exact parser's would.
+        _with_text(root, text)
+        _check_mappings(root)
         raise
     if root.kind == "seq":
         return _to_data(root), {}, {}

@@ -3,14 +3,18 @@ reference validator's parser does (YAML 1.2, StrictYAML's refusals and messages)
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import yaml
 
-__all__ = ["DialectLoader", "Refusal", "reference_text"]
+__all__ = ["DialectLoader", "Refusal", "flow_refusal", "reference_text"]
 
 _BREAKS = "\r\n\x85\u2028\u2029"
 _BREAKS_OR_END = _BREAKS + "\0"
+_BREAK = re.compile("[\r\n\x85\u2028\u2029\0]")
+_LAST_BREAK = re.compile("[\r\n\x85\u2028\u2029\0][^\r\n\x85\u2028\u2029\0]*\\Z")
+_HALF = 37  # the first distance from the position at which the quoted line is cut
 _LABEL = "<unicode string>"  # how the reference names the frontmatter it parses
 
 
@@ -20,21 +24,25 @@ def _mark_text(mark) -> str:
     buffer, pointer = getattr(mark, "buffer", None), getattr(mark, "pointer", 0)
     if buffer is None:
         return where
-    # At most 75 characters around the position; ' ... ' marks a cut.
-    head, start = "", pointer
-    while start > 0 and buffer[start - 1] not in _BREAKS_OR_END:
-        start -= 1
-        if pointer - start > 75 / 2 - 1:
-            head = " ... "
-            start += 5
-            break
-    tail, end = "", pointer
-    while end < len(buffer) and buffer[end] not in _BREAKS_OR_END:
-        end += 1
-        if end - pointer > 75 / 2 - 1:
-            tail = " ... "
-            end -= 5
-            break
+    # At most 75 characters around the position: the line, cut ' ... ' where it runs on for
+    # _HALF characters or more on either side.
+    head, tail = "", ""
+    lo = max(0, pointer - _HALF)
+    last_break = _LAST_BREAK.search(buffer, lo, pointer)
+    if last_break is not None:
+        start = last_break.start() + 1
+    elif pointer >= _HALF:
+        head, start = " ... ", pointer - _HALF + 5
+    else:
+        start = 0
+    after = buffer[pointer:pointer + _HALF]
+    first_break = _BREAK.search(after)
+    if first_break is not None:
+        end = pointer + first_break.start()
+    elif len(after) == _HALF:
+        tail, end = " ... ", pointer + _HALF - 5
+    else:
+        end = pointer + len(after)
     caret = " " * (4 + pointer - start + len(head)) + f"^ (line: {mark.line + 1})"
     return f"{where}:\n    {head}{buffer[start:end]}{tail}\n{caret}"
 
@@ -64,6 +72,16 @@ class Refusal(yaml.MarkedYAMLError):
     def __init__(self, context: str, context_mark, problem: str, problem_mark, explanation: str):
         super().__init__(context, context_mark, problem, problem_mark)
         self.explanation = explanation  # the studio's own words, with the way out
+
+
+def flow_refusal(sequence: bool, start_mark, end_mark) -> Refusal:
+    """The refusal of a flow collection (a list when ``sequence``) whose '[' or '{' spans the marks."""
+    kind = "list [...]" if sequence else "mapping {...}"
+    return Refusal("While scanning", start_mark,
+                   "Found ugly disallowed JSONesque flow mapping "
+                   "(surround with ' and ' to make text appear literally)", end_mark,
+                   f"a flow-style {kind} is not allowed (write it in block style, "
+                   "or quote the value to keep it as text)")
 
 
 class _Comment(yaml.Token):
@@ -190,12 +208,7 @@ class DialectLoader(yaml.SafeLoader):
                           "tags are not allowed (do not give types in the "
                           "markup; quote the value to keep it as text)")
         if isinstance(token, (yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)):
-            kind = "list [...]" if isinstance(token, yaml.FlowSequenceStartToken) else "mapping {...}"
-            raise Refusal("While scanning", token.start_mark,
-                          "Found ugly disallowed JSONesque flow mapping "
-                          "(surround with ' and ' to make text appear literally)", token.end_mark,
-                          f"a flow-style {kind} is not allowed (write it in block style, "
-                          "or quote the value to keep it as text)")
+            raise flow_refusal(isinstance(token, yaml.FlowSequenceStartToken), token.start_mark, token.end_mark)
         if isinstance(token, yaml.AnchorToken):
             raise Refusal("While scanning", token.start_mark,
                           "Found confusing disallowed anchor token "

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 import yaml
 
-from skill_studio.core.format.strict_yaml_reader import reference_text
+from skill_studio.core.format.strict_yaml_reader import Refusal, reference_text
 
 
 class DialectError(Exception):
@@ -26,6 +26,15 @@ class DialectError(Exception):
         self.line = line        # 0-based, in the YAML text
         self.column = column    # 0-based
         self.hint = hint
+
+
+def from_marked(e: yaml.MarkedYAMLError) -> DialectError:
+    """A parser's error as the reference words it, placed at its problem (else its context);
+    a ``Refusal`` keeps its explanation as the hint."""
+    mark = e.problem_mark or e.context_mark
+    return DialectError(reference_text(e.context, e.context_mark, e.problem, e.problem_mark, e.note),
+                        None if mark is None else mark.line, None if mark is None else mark.column,
+                        e.explanation if isinstance(e, Refusal) else None)
 
 
 def _refused(context: str | None, context_mark: Any, problem: str, problem_mark: Any,

@@ -76,8 +76,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import unicodedata
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -200,6 +202,24 @@ def _skill_files(skill_dir: Path) -> list[str]:
     return out
 
 
+# What Path.exists() takes for "there is nothing there" (any other error is raised).
+_MISSING_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+_MISSING_WINERRORS = frozenset({21, 123, 1921})  # not ready, invalid name, cannot be resolved
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    """The path's status, links followed, or None where ``Path.exists()`` says it does not exist
+    (one system call where exists() and is_dir() make two)."""
+    try:
+        return os.stat(path)
+    except OSError as e:
+        if e.errno not in _MISSING_ERRNOS and getattr(e, "winerror", None) not in _MISSING_WINERRORS:
+            raise
+        return None
+    except ValueError:  # a path holding a NUL character
+        return None
+
+
 def validate_dir(skill_dir: str | os.PathLike[str], profile: str = "strict", *,
                  library_names: Collection[str] | None = None, lints: bool = True) -> list[Diagnostic]:
     """Validate a skill folder under a profile; returns the diagnostics as ``validate_text`` does.
@@ -210,11 +230,12 @@ def validate_dir(skill_dir: str | os.PathLike[str], profile: str = "strict", *,
     in every profile, naming the file.
     """
     directory = Path(skill_dir)
-    if not directory.exists():
+    st = _stat(directory)
+    if st is None:
         if directory.is_symlink():
             return [err("S007", f"{printable(str(directory))}: {missing_path_reason(directory)}")]
         return [err("S007", f"Path does not exist: {directory}")]
-    if not directory.is_dir():
+    if not stat.S_ISDIR(st.st_mode):
         return [err("S007", f"Not a directory: {directory}")]
     if not has_skill_md(directory):
         return [err("S005", MSG_MISSING_FILE)]
@@ -228,7 +249,8 @@ def validate_dir(skill_dir: str | os.PathLike[str], profile: str = "strict", *,
     except FolderError as e:
         return [err("S008", str(e))]
     contents, unread = _tool_file_contents(directory) if lints else ({}, [])
-    return validate_text(data, folder_name, profile, files=_skill_files(directory),
+    # The files are listed for the link lint only.
+    return validate_text(data, folder_name, profile, files=_skill_files(directory) if lints else None,
                          library_names=library_names, path=str(skill_md), lints=lints,
                          file_contents=contents) + unread
 

@@ -17,6 +17,8 @@ __all__ = ["first_too_deep"]
 
 _FLOW_OPEN = "[{"
 _FLOW_CLOSE = "]}"
+# A level opens at a block entry ('-', '?', or a key's ':') or a flow bracket: one of these each.
+_LEVEL_CHARS = "-?:[{"
 # Where YAML 1.1 readers (PyYAML's two) end a line.
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
@@ -219,6 +221,8 @@ def first_too_deep(text: str, limit: int) -> tuple[int, int] | None:
     entries start at a greater column than the one around them. Text that is not valid YAML is
     read as far as it goes; the parser reports what is wrong with it.
     """
+    if sum(map(text.count, _LEVEL_CHARS)) <= limit:
+        return None  # every level needs a character of its own: this text has too few to go past
     scan = _Scan(limit)
     for number, line in enumerate(_LINE_BREAK.split(text)):
         column = scan.line(line)
