@@ -1,171 +1,42 @@
-"""Paints one skill card per row; one layout function serves painting, size hints and tooltips."""
+"""Paints one skill card per row (its geometry is card_layout's); cards shown again, and the parts
+many cards share, are copied from pictures kept in card_cache."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QTextLayout
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QToolTip
 
 from skill_studio.core.format.verdict import Verdict
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
-from skill_studio.ui.library.marks import draw_icon, draw_stars, draw_verdict, star_at, stars_width
+from skill_studio.ui.library.card_cache import (
+    PART_BUDGET,
+    CardPixmaps,
+    background_of,
+    blit_part,
+    card_content,
+    paint_through,
+)
+from skill_studio.ui.library.card_layout import (  # noqa: F401 - the layout's names, as before
+    CARD_WIDTH,
+    DESC_LINES,
+    MARGIN,
+    MAX_CARD_WIDTH,
+    MIN_CARD_WIDTH,
+    PAD,
+    RADIUS,
+    CardFonts,
+    CardLayout,
+    card_layout,
+    card_size,
+    columns_for,
+    elided_lines,
+    tag_chips,
+)
+from skill_studio.ui.library.marks import draw_icon, draw_stars, draw_verdict, star_at
 from skill_studio.ui.library.models import NAME_ROLE, SKILL_ROLE, VERDICT_ROLE
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, Tokens, current_tokens
-
-CARD_WIDTH = 300  # a card's width until the view says how wide its columns are
-MIN_CARD_WIDTH = 260
-MAX_CARD_WIDTH = 520
-MARGIN = 5        # around each card, inside its cell of the view
-PAD = 10          # inside the card border
-GAP = 5           # between rows
-DESC_LINES = 3
-MAX_TAGS = 4
-RADIUS = 6
-
-
-@dataclass(frozen=True)
-class CardFonts:
-    """The fonts of a card, derived from the view's font."""
-
-    base: QFont
-    name: QFont
-    small: QFont
-
-    @classmethod
-    def of(cls, font: QFont) -> CardFonts:
-        name = QFont(font)
-        name.setBold(True)
-        name.setPointSizeF(font.pointSizeF() + 1 if font.pointSizeF() > 0 else 10)
-        small = QFont(font)
-        small.setPointSizeF(max(6.5, font.pointSizeF() * 0.85) if font.pointSizeF() > 0 else 8)
-        return cls(QFont(font), name, small)  # a copy: the view's option dies after the call
-
-
-@dataclass
-class CardLayout:
-    """Every rectangle of one card, in view coordinates."""
-
-    card: QRect
-    name_row: QRect
-    meta_row: QRect
-    stars: QRect
-    description: QRect
-    tags_row: QRect
-    utility_label: QRect
-    utility_bar: QRect
-    freshness_label: QRect
-    freshness_bar: QRect
-    badge: QRect = field(default_factory=QRect)
-    verdict: QRect = field(default_factory=QRect)   # the validation mark
-    pin: QRect = field(default_factory=QRect)       # empty unless pinned
-
-
-def columns_for(width: int) -> tuple[int, int]:
-    """(columns, cell width) of a card grid ``width`` pixels wide: as many columns as cards of at
-    least MIN_CARD_WIDTH fit, sharing the width evenly (at most MAX_CARD_WIDTH each)."""
-    n = max(1, width // MIN_CARD_WIDTH)
-    return n, max(1, min(MAX_CARD_WIDTH, (width - 2) // n))   # 2: the list view wraps at its edge
-
-
-def card_size(fonts: CardFonts, width: int = CARD_WIDTH) -> QSize:
-    """The size of every card (its margin included) for these fonts, ``width`` wide."""
-    size = card_layout(QRect(0, 0, width - 2 * MARGIN, 10_000), fonts).card.size()
-    return QSize(width, size.height() + 2 * MARGIN)
-
-
-def card_layout(rect: QRect, fonts: CardFonts, lifecycle_label: str = "Candidate", pinned: bool = False) -> CardLayout:
-    """The rectangles of a card drawn at the top left of ``rect`` (width from ``rect``)."""
-    base, name, small = (QFontMetrics(f) for f in (fonts.base, fonts.name, fonts.small))
-    left = rect.left() + 1 + PAD
-    width = rect.width() - 2 - 2 * PAD
-    y = rect.top() + 1 + PAD
-
-    badge_h = small.height() + 4
-    row_h = max(name.height(), badge_h)
-    badge_w = small.horizontalAdvance(lifecycle_label) + 14
-    badge = QRect(left + width - badge_w, y + (row_h - badge_h) // 2, badge_w, badge_h)
-    mark = badge_h
-    verdict = QRect(badge.left() - 6 - mark, y + (row_h - mark) // 2, mark, mark)
-    pin = QRect(verdict.left() - 4 - mark, verdict.top(), mark, mark) if pinned else QRect()
-    name_row = QRect(left, y, (pin.left() if pinned else verdict.left()) - 6 - left, row_h)
-    y += row_h + GAP - 2
-
-    meta_row = QRect(left, y, width, base.height())
-    star = max(8, base.height() - 3)
-    stars = QRect(left, y + (base.height() - star) // 2, stars_width(star), star)
-    y += meta_row.height() + GAP
-
-    description = QRect(left, y, width, base.lineSpacing() * DESC_LINES)
-    y += description.height() + GAP
-
-    tags_row = QRect(left, y, width, small.height() + 4)
-    y += tags_row.height() + GAP + 1
-
-    label_h = small.height()
-    half = (width - 12) // 2
-    u_label_w = small.horizontalAdvance("Utility") + 6
-    f_label_w = small.horizontalAdvance("Freshness") + 6
-    bar_y = y + (label_h - 6) // 2
-    utility_label = QRect(left, y, u_label_w, label_h)
-    utility_bar = QRect(left + u_label_w, bar_y, half - u_label_w, 6)
-    f_left = left + half + 12
-    freshness_label = QRect(f_left, y, f_label_w, label_h)
-    freshness_bar = QRect(f_left + f_label_w, bar_y, left + width - f_left - f_label_w, 6)
-    y += label_h + PAD + 1
-
-    card = QRect(rect.left(), rect.top(), rect.width(), y - rect.top())
-    return CardLayout(card, name_row, meta_row, stars, description, tags_row, utility_label,
-                      utility_bar, freshness_label, freshness_bar, badge, verdict, pin)
-
-
-def tag_chips(row: QRect, font: QFont, tags: list[str]) -> tuple[list[tuple[QRect, str, str]], QRect, str]:
-    """The chips of a card's tags row: (rectangle, text shown, tag) each, then where the "+N" of the
-    tags left out goes and its text ('' when every tag is shown)."""
-    fm = QFontMetrics(font)
-    x, right = row.left(), row.right()
-    chips: list[tuple[QRect, str, str]] = []
-    shown = tags[:MAX_TAGS]
-    for i, tag in enumerate(shown):
-        more = len(tags) - i - 1
-        reserve = fm.horizontalAdvance(f"+{more}") + 6 if more else 0
-        room = right - x - reserve
-        w = fm.horizontalAdvance(tag) + 12
-        text = tag
-        if w > room:
-            if room < fm.horizontalAdvance("…") + 24:
-                return chips, QRect(x, row.top(), right - x, row.height()), f"+{len(tags) - i}"
-            text, w = fm.elidedText(tag, Qt.ElideRight, room - 12), room
-        chips.append((QRect(x, row.top(), w, row.height()), text, tag))
-        x += w + 4
-    rest = f"+{len(tags) - len(shown)}" if len(tags) > len(shown) else ""
-    return chips, QRect(x, row.top(), max(0, right - x), row.height()), rest
-
-
-def elided_lines(text: str, font: QFont, width: int, max_lines: int) -> list[str]:
-    """``text`` wrapped to ``width``; at most ``max_lines`` lines, the last elided if text remains."""
-    text = " ".join(text.split())
-    if not text or width <= 0:
-        return []
-    layout = QTextLayout(text, font)
-    spans: list[tuple[int, int]] = []
-    layout.beginLayout()
-    while len(spans) < max_lines:
-        line = layout.createLine()
-        if not line.isValid():
-            break
-        line.setLineWidth(width)
-        spans.append((line.textStart(), line.textLength()))
-    layout.endLayout()
-    lines = [text[s:s + n].rstrip() for s, n in spans]
-    if spans:
-        start = spans[-1][0]
-        rest = text[start:]
-        if len(rest) > spans[-1][1]:
-            lines[-1] = QFontMetrics(font).elidedText(rest, Qt.ElideRight, width)
-    return lines
 
 
 class CardDelegate(QStyledItemDelegate):
@@ -179,17 +50,36 @@ class CardDelegate(QStyledItemDelegate):
     def __init__(self, parent=None, tokens: Tokens | None = None):
         super().__init__(parent)
         self._tokens = tokens
-        self._fonts: tuple[QFont, CardFonts, QSize] | None = None
+        self._fonts: tuple[QFont, CardFonts, QSize, str] | None = None
         self.card_width = CARD_WIDTH
+        #: Painted cards, copied when shown again, and the parts many cards share (star rows,
+        #: badges, tag chips, marks); None draws every card, or every part, in place.
+        self.cache: CardPixmaps | None = CardPixmaps()
+        self.parts: CardPixmaps | None = CardPixmaps(PART_BUDGET)
+        self._theme_numbers: dict[Tokens, int] = {}
+        self._theme_seen: tuple[Tokens, int] | None = None
 
     def tokens(self) -> Tokens:
         return self._tokens or current_tokens()
 
+    def _theme_key(self, t: Tokens) -> int:
+        """A small number per distinct set of colours, for the cache keys (hashing every colour of
+        the theme at every card would cost more than the rest of a key)."""
+        seen = self._theme_seen
+        if seen is not None and seen[0] is t:
+            return seen[1]
+        number = self._theme_numbers.setdefault(t, len(self._theme_numbers))
+        self._theme_seen = (t, number)
+        return number
+
     def _card_fonts(self, font: QFont) -> CardFonts:
         if self._fonts is None or self._fonts[0] != font or self._fonts[2].width() != self.card_width:
             fonts = CardFonts.of(font)
-            self._fonts = (QFont(font), fonts, card_size(fonts, self.card_width))
+            self._fonts = (QFont(font), fonts, card_size(fonts, self.card_width), font.key())
         return self._fonts[1]
+
+    def _layout_in(self, cell: QRect, fonts: CardFonts) -> CardLayout:
+        return card_layout(cell.adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN), fonts)
 
     def _layout(self, option, skill: Skill | None) -> CardLayout:
         label = Lifecycle(skill.lifecycle).label if skill is not None else "Candidate"
@@ -205,8 +95,22 @@ class CardDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option, index) -> None:
         skill = index.data(SKILL_ROLE)
+        verdict = index.data(VERDICT_ROLE) if skill is not None else None
         t = self.tokens()
         fonts = self._card_fonts(option.font)
+        under = background_of(option) if skill is not None else None
+        if self.cache is None or skill is None:
+            self._paint_card(painter, option, skill, verdict, t, fonts, under)
+            return
+        assert self._fonts is not None
+        state = tuple(bool(option.state & flag) for flag in (QStyle.State_Selected, QStyle.State_MouseOver,
+                                                            QStyle.State_HasFocus))
+        key = (card_content(skill, verdict), state, self._fonts[3], self._theme_key(t))
+        paint_through(self.cache, painter, option, key,
+                      lambda p: self._paint_card(p, option, skill, verdict, t, fonts, under), under)
+
+    def _paint_card(self, painter: QPainter, option, skill: Skill | None, verdict: Verdict | None,
+                    t: Tokens, fonts: CardFonts, under: QColor | None = None) -> None:
         geo = self._layout(option, skill)
         painter.save()
         painter.setRenderHint(QPainter.Antialiasing, True)
@@ -217,14 +121,22 @@ class CardDelegate(QStyledItemDelegate):
         back = t.selection if selected else t.surface_alt if hovered else t.surface
         border = t.accent if selected else t.border
         card = QRectF(geo.card).adjusted(0.5, 0.5, -0.5, -0.5)
-        painter.setPen(QPen(QColor(border), 1))
-        painter.setBrush(QColor(back))
-        painter.drawRoundedRect(card, RADIUS, RADIUS)
+        # The frame (the card's outline, its fill and the bars' labels) is the same on every card.
+        if self.parts is None:
+            under = None
+        if under is not None:
+            frame = (border, back, self._fonts[3] if self._fonts is not None else "", self._theme_key(t))
+            blit_part(self.parts, painter, option.rect, under, ("frame", frame),
+                      lambda p, r: _draw_frame(p, self._layout_in(r, fonts), border, back, fonts.small, t))
+        else:
+            painter.setPen(QPen(QColor(border), 1))
+            painter.setBrush(QColor(back))
+            painter.drawRoundedRect(card, RADIUS, RADIUS)
 
         if skill is None:
             self._paint_placeholder(painter, geo, t)
         else:
-            self._paint_skill(painter, geo, fonts, skill, index.data(VERDICT_ROLE), t)
+            self._paint_skill(painter, geo, fonts, skill, verdict, t, QColor(back), framed=under is not None)
         if option.state & QStyle.State_HasFocus and selected:
             painter.setPen(QPen(QColor(t.accent), 1, Qt.DotLine))
             painter.setBrush(Qt.NoBrush)
@@ -239,34 +151,48 @@ class CardDelegate(QStyledItemDelegate):
             painter.drawRoundedRect(r, 3, 3)
 
     def _paint_skill(self, painter: QPainter, geo: CardLayout, fonts: CardFonts, skill: Skill,
-                     verdict: Verdict | None, t: Tokens) -> None:
+                     verdict: Verdict | None, t: Tokens, back: QColor, framed: bool = False) -> None:
         text, muted = QColor(t.text), QColor(t.text_muted)
+        font_key = self._fonts[3] if self._fonts is not None else fonts.base.key()
+        theme = self._theme_key(t)
+        style = (font_key, theme)
 
         painter.setFont(fonts.name)
         painter.setPen(text)
         name = QFontMetrics(fonts.name).elidedText(skill.name, Qt.ElideRight, geo.name_row.width())
         painter.drawText(geo.name_row, Qt.AlignLeft | Qt.AlignVCenter, name)
         if verdict is not None:
-            draw_verdict(painter, geo.verdict, verdict, t)
+            blit_part(self.parts, painter, geo.verdict, back, ("verdict", bool(verdict.valid), theme),
+                      lambda p, r: draw_verdict(p, r, verdict, t))
         if skill.pinned:
-            draw_icon(painter, geo.pin, "pin", t.text_muted)
+            blit_part(self.parts, painter, geo.pin, back, ("pin", theme),
+                      lambda p, r: draw_icon(p, r, "pin", t.text_muted))
 
         lifecycle = Lifecycle(skill.lifecycle)
-        painter.setPen(Qt.NoPen)
-        painter.setBrush(QColor(LIFECYCLE_COLORS[lifecycle]))
-        painter.drawRoundedRect(QRectF(geo.badge), geo.badge.height() / 2, geo.badge.height() / 2)
-        painter.setFont(fonts.small)
-        painter.setPen(QColor(ON_FILL))
-        painter.drawText(geo.badge, Qt.AlignCenter, lifecycle.label)
+        blit_part(self.parts, painter, geo.badge, back, ("badge", lifecycle, font_key),
+                  lambda p, r: _draw_badge(p, r, lifecycle, fonts.small))
 
         fm = QFontMetrics(fonts.base)
         painter.setFont(fonts.base)
-        draw_stars(painter, geo.stars, int(skill.trust_tier), t)
+        tier = int(skill.trust_tier)
+        blit_part(self.parts, painter, geo.stars, back, ("stars", tier, theme),
+                  lambda p, r: draw_stars(p, r, tier, t))
         painter.setPen(muted)
         origin = getattr(skill.origin, "value", skill.origin)
         after_stars = geo.meta_row.adjusted(geo.stars.width() + 8, 0, 0, 0)
-        painter.drawText(after_stars, Qt.AlignLeft | Qt.AlignVCenter, f"·  {origin}")
-        painter.drawText(geo.meta_row, Qt.AlignRight | Qt.AlignVCenter, f"v{skill.version}")
+        for rect, align, words in ((after_stars, Qt.AlignLeft, f"·  {origin}"),
+                                   (geo.meta_row, Qt.AlignRight, f"v{skill.version}")):
+            if self.parts is None:
+                painter.drawText(rect, align | Qt.AlignVCenter, words)
+                continue
+            wide = fm.horizontalAdvance(words) + 2 * PAD   # its room (ink may stand out of the advance)
+            part = rect.adjusted(0, 0, wide - rect.width(), 0) if align == Qt.AlignLeft else \
+                rect.adjusted(rect.width() - wide, 0, 0, 0)
+            part = part.intersected(geo.card.adjusted(1, 1, -1, -1))
+            room = (rect.left() - part.left(), rect.right() - part.right())   # the text's rect, from the part's
+            blit_part(self.parts, painter, part, back, ("meta", words, align == Qt.AlignLeft, style),
+                      lambda p, r, a=align, w=words, x=room: _draw_text(p, r.adjusted(x[0], 0, x[1], 0), a, w,
+                                                                          fonts.base, muted))
 
         painter.setPen(text)
         line_h = fm.lineSpacing()
@@ -276,40 +202,26 @@ class CardDelegate(QStyledItemDelegate):
                       geo.description.width(), line_h)
             painter.drawText(r, Qt.AlignLeft | Qt.AlignVCenter, line)
 
-        self._paint_tags(painter, geo.tags_row, fonts.small, skill.tags, t)
-        self._paint_bar(painter, geo.utility_label, geo.utility_bar, "Utility", skill.utility_score,
-                        t.bar_utility, fonts.small, t)
-        self._paint_bar(painter, geo.freshness_label, geo.freshness_bar, "Freshness", skill.freshness,
-                        t.bar_freshness, fonts.small, t)
+        self._paint_tags(painter, geo.tags_row, fonts.small, skill.tags, t, back, style)
+        for label_rect, bar, label, value, colour in (
+                (geo.utility_label, geo.utility_bar, "Utility", skill.utility_score, t.bar_utility),
+                (geo.freshness_label, geo.freshness_bar, "Freshness", skill.freshness, t.bar_freshness)):
+            if not framed:   # else the frame holds the label
+                _draw_label(painter, label_rect, label, fonts.small, t)
+            frac = min(1.0, max(0.0, float(value or 0.0)))
+            blit_part(self.parts, painter, bar, back, ("bar", colour, frac, theme),
+                      lambda p, r, f=frac, c=colour: _draw_bar(p, r, f, c, t))
 
-    def _paint_tags(self, painter: QPainter, row: QRect, font: QFont, tags: list[str], t: Tokens) -> None:
-        painter.setFont(font)
+    def _paint_tags(self, painter: QPainter, row: QRect, font: QFont, tags: list[str], t: Tokens,
+                    back: QColor, style: tuple[str, int]) -> None:
         chips, rest_rect, rest = tag_chips(row, font, tags)
         for chip, text, _tag in chips:
-            path = QPainterPath()
-            path.addRoundedRect(QRectF(chip).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
-            painter.setPen(QPen(QColor(t.border), 1))
-            painter.setBrush(QColor(t.surface_alt))
-            painter.drawPath(path)
-            painter.setPen(QColor(t.text_muted))
-            painter.drawText(chip, Qt.AlignCenter, text)
+            blit_part(self.parts, painter, chip, back, ("chip", text, style),
+                      lambda p, r, text=text: _draw_chip(p, r, text, font, t))
         if rest:
+            painter.setFont(font)
             painter.setPen(QColor(t.text_muted))
             painter.drawText(rest_rect, Qt.AlignLeft | Qt.AlignVCenter, rest)
-
-    def _paint_bar(self, painter: QPainter, label_rect: QRect, bar: QRect, label: str, value: float,
-                   colour: str, font: QFont, t: Tokens) -> None:
-        painter.setFont(font)
-        painter.setPen(QColor(t.text_muted))
-        painter.drawText(label_rect, Qt.AlignLeft | Qt.AlignVCenter, label)
-        painter.setPen(Qt.NoPen)
-        painter.setBrush(QColor(t.bar_back))
-        painter.drawRoundedRect(QRectF(bar), 3, 3)
-        frac = min(1.0, max(0.0, float(value or 0.0)))
-        if frac > 0:
-            painter.setBrush(QColor(colour))
-            painter.drawRoundedRect(QRectF(bar.left(), bar.top(), max(bar.height(), bar.width() * frac),
-                                           bar.height()), 3, 3)
 
     # --- what is under the mouse ---------------------------------------------------
 
@@ -387,3 +299,55 @@ class CardDelegate(QStyledItemDelegate):
             return super().helpEvent(event, view, option, index)
         QToolTip.showText(event.globalPos(), literal(tip), view)
         return True
+
+
+# --- the parts many cards share (drawn at ``rect``, each setting all it draws with) ------------
+
+def _draw_badge(painter: QPainter, rect: QRect, lifecycle: Lifecycle, font: QFont) -> None:
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(QColor(LIFECYCLE_COLORS[lifecycle]))
+    painter.drawRoundedRect(QRectF(rect), rect.height() / 2, rect.height() / 2)
+    painter.setFont(font)
+    painter.setPen(QColor(ON_FILL))
+    painter.drawText(rect, Qt.AlignCenter, lifecycle.label)
+
+
+def _draw_chip(painter: QPainter, rect: QRect, text: str, font: QFont, t: Tokens) -> None:
+    path = QPainterPath()
+    path.addRoundedRect(QRectF(rect).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+    painter.setPen(QPen(QColor(t.border), 1))
+    painter.setBrush(QColor(t.surface_alt))
+    painter.drawPath(path)
+    painter.setFont(font)
+    painter.setPen(QColor(t.text_muted))
+    painter.drawText(rect, Qt.AlignCenter, text)
+
+
+def _draw_bar(painter: QPainter, bar: QRect, frac: float, colour: str, t: Tokens) -> None:
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(QColor(t.bar_back))
+    painter.drawRoundedRect(QRectF(bar), 3, 3)
+    if frac > 0:
+        painter.setBrush(QColor(colour))
+        painter.drawRoundedRect(QRectF(bar.left(), bar.top(), max(bar.height(), bar.width() * frac),
+                                       bar.height()), 3, 3)
+
+
+def _draw_frame(painter: QPainter, geo: CardLayout, border: str, back: str, font: QFont, t: Tokens) -> None:
+    painter.setPen(QPen(QColor(border), 1))
+    painter.setBrush(QColor(back))
+    painter.drawRoundedRect(QRectF(geo.card).adjusted(0.5, 0.5, -0.5, -0.5), RADIUS, RADIUS)
+    _draw_label(painter, geo.utility_label, "Utility", font, t)
+    _draw_label(painter, geo.freshness_label, "Freshness", font, t)
+
+
+def _draw_text(painter: QPainter, rect: QRect, align, text: str, font: QFont, colour: QColor) -> None:
+    painter.setFont(font)
+    painter.setPen(colour)
+    painter.drawText(rect, align | Qt.AlignVCenter, text)
+
+
+def _draw_label(painter: QPainter, rect: QRect, label: str, font: QFont, t: Tokens) -> None:
+    painter.setFont(font)
+    painter.setPen(QColor(t.text_muted))
+    painter.drawText(rect, Qt.AlignLeft | Qt.AlignVCenter, label)

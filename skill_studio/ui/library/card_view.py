@@ -1,9 +1,10 @@
 """The card view of the browser: cards flow to the width (as many columns as fit, sharing the row
-evenly), and the parts of a card that do something on a click show a hand cursor."""
+evenly), the parts of a card that do something on a click show a hand cursor, and while it scrolls
+the cards about to come into sight are fetched between frames."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyleOptionViewItem
 
 from skill_studio.ui.library.card_delegate import CardDelegate, columns_for
@@ -38,6 +39,41 @@ class CardView(QListView):
         self.card_delegate = CardDelegate(self)
         self.setItemDelegate(self.card_delegate)
         self.viewport().installEventFilter(self)
+        self._scrolled = 0   # the last move of the scroll bar, in pixels (up is negative)
+        self._ahead = QTimer(self)
+        self._ahead.setSingleShot(True)
+        self._ahead.setInterval(0)
+        self._ahead.timeout.connect(self.fetch_ahead)
+        self._at = self.verticalScrollBar().value()
+        self.verticalScrollBar().valueChanged.connect(self._moved)
+
+    def _moved(self, value: int) -> None:
+        self._scrolled, self._at = value - self._at, value
+        self._ahead.start()
+
+    def rows_ahead(self) -> tuple[int, int] | None:
+        """The rows of the screenful after the cards in sight, in the way the view last scrolled,
+        when it moved by less than a screen (a wheel, the arrow keys; a jump lands anywhere)."""
+        model = self.model()
+        height = self.viewport().height()
+        if model is None or not self._scrolled or abs(self._scrolled) > height or model.rowCount() == 0:
+            return None
+        first = self.indexAt(QPoint(1, 1))
+        last = self.indexAt(QPoint(1, height - 2))
+        if not first.isValid() or not last.isValid():
+            return None
+        span = last.row() - first.row() + self.columns()
+        if self._scrolled > 0:
+            return last.row() + self.columns(), last.row() + self.columns() + span
+        return max(0, first.row() - span), first.row() - 1
+
+    def fetch_ahead(self) -> None:
+        """Have the model fetch the cards of :meth:`rows_ahead` (off the paint path: the next frames
+        find them fetched)."""
+        rows = self.rows_ahead()
+        prefetch = getattr(self.model(), "prefetch", None)
+        if rows is not None and prefetch is not None:
+            prefetch(*rows)
 
     def columns(self) -> int:
         """How many cards a row holds now."""

@@ -75,7 +75,7 @@ class SkillListModel(QStandardItemModel):
         self._store = store
         self._names: list[str] = []
         self._row_index: dict[str, int] | None = {}   # name -> row, built when first asked for
-        self._pages: OrderedDict[int, list[Skill]] = OrderedDict()
+        self._pages: OrderedDict[int, list[Skill | None]] = OrderedDict()
         self._filters = Filters()
         self._sort = "name"
         self._descending = False
@@ -186,10 +186,27 @@ class SkillListModel(QStandardItemModel):
     def name_at(self, row: int) -> str | None:
         return self._names[row] if 0 <= row < len(self._names) else None
 
+    def prefetch(self, first: int, last: int) -> int:
+        """Fetch the pages of rows ``first`` to ``last`` that are not held yet (a view calls this
+        for the rows it is about to show, between frames, so painting them finds them here); the
+        views are not told, nothing they show changed. Returns how many pages were fetched."""
+        first, last = max(0, first), min(len(self._names) - 1, last)
+        fetched = 0
+        for page_no in range(first // PAGE, last // PAGE + 1 if last >= first else 0):
+            if page_no not in self._pages:
+                try:
+                    self._page(page_no)
+                except UnusableStore:
+                    break   # painting the rows reports it
+                fetched += 1
+        return fetched
+
     def skill_at(self, row: int) -> Skill | None:
         if not 0 <= row < len(self._names):
             return None
-        page_no = row // PAGE
+        return self._page(row // PAGE)[row % PAGE]
+
+    def _page(self, page_no: int) -> list[Skill | None]:
         page = self._pages.get(page_no)
         if page is None:
             wanted = self._names[page_no * PAGE:(page_no + 1) * PAGE]
@@ -206,7 +223,7 @@ class SkillListModel(QStandardItemModel):
                 self._pages.popitem(last=False)
         else:
             self._pages.move_to_end(page_no)
-        return page[row - page_no * PAGE]
+        return page
 
     # --- Qt model -------------------------------------------------------------
 
@@ -226,6 +243,8 @@ class SkillListModel(QStandardItemModel):
         if not index.isValid():
             return None
         row, col = index.row(), index.column()
+        if role == SKILL_ROLE:   # asked at every paint of a card: the shortest way
+            return self.skill_at(row)
         if role == NAME_ROLE:
             return self.name_at(row)
         if role not in (Qt.DisplayRole, Qt.ToolTipRole, SKILL_ROLE, SORT_ROLE, Qt.TextAlignmentRole,

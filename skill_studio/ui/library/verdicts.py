@@ -4,6 +4,7 @@ kept by version: a view asks for a verdict when it shows a skill, and hears when
 from __future__ import annotations
 
 import threading
+import time
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
@@ -11,7 +12,13 @@ from skill_studio.core.format.verdict import Verdict, verdicts
 from skill_studio.core.store import Store, StoreError
 from skill_studio.ui.task_worker import TaskWorker, start_worker
 
-BATCH = 200          # skills checked per run of the worker
+BATCH = 100          # skills checked per run of the worker (the newest asked first)
+#: How long the views must have asked for nothing new before checking starts: while a view scrolls,
+#: every frame asks for new skills, and a check running then would take turns with the painting.
+SETTLE_MS = 150
+#: The most skills waiting for their check: past it the ones asked for longest ago are forgotten
+#: (cards scrolled past; a view asks again for those it shows when it paints them).
+MAX_WANTED = 400
 #: Runs not yet finished, kept here so no thread is destroyed while it runs (their owner may go first).
 _RUNNING: set[tuple[QThread, TaskWorker]] = set()
 
@@ -33,7 +40,8 @@ def _check(names: list[str]):
 
 class VerdictCache(QObject):
     """``verdict(name, version)`` answers at once from what is known, else None and the skill is
-    checked in the background; :attr:`verdictsReady` then names the skills whose verdict came."""
+    checked in the background, once the views stop asking for new skills (scrolling), the skills
+    asked for last first; :attr:`verdictsReady` then names the skills whose verdict came."""
 
     verdictsReady = Signal(list)   # skill names
 
@@ -45,16 +53,27 @@ class VerdictCache(QObject):
         self._in_flight: dict[str, int] = {}   # name -> the version asked for
         self._run: tuple[QThread, TaskWorker] | None = None
         self._cancel = threading.Event()
+        self._last_ask = 0.0
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._start)
 
     def verdict(self, name: str, version: int) -> Verdict | None:
         """The verdict of this version of the skill, or None until it is known."""
         known = self._known.get(name)
         if known is not None and known[0] == version:
             return known[1]
-        if name not in self._in_flight and name not in self._wanted:
-            self._wanted[name] = version
-            if self._run is None and len(self._wanted) == 1:
-                QTimer.singleShot(0, self, self._start)
+        if name in self._in_flight:
+            return None
+        new = self._wanted.pop(name, None) is None
+        self._wanted[name] = version   # the newest asked last: checked first
+        if len(self._wanted) > MAX_WANTED:
+            del self._wanted[next(iter(self._wanted))]
+        if new:   # a skill not asked for yet (a view scrolls): checking waits until that settles
+            self._last_ask = time.monotonic()
+            if self._run is None:
+                self._settle.start()
         return None
 
     def busy(self) -> bool:
@@ -65,6 +84,7 @@ class VerdictCache(QObject):
         """Stop checking and wait for the worker's thread."""
         self._cancel.set()
         self._wanted.clear()
+        self._settle.stop()
         if self._run is not None:
             thread = self._run[0]
             thread.quit()
@@ -74,7 +94,7 @@ class VerdictCache(QObject):
     def _start(self) -> None:
         if self._run is not None or not self._wanted or self._cancel.is_set():
             return
-        names = list(self._wanted)[:BATCH]
+        names = list(self._wanted)[-BATCH:]
         self._in_flight = {name: self._wanted.pop(name) for name in names}
         worker = TaskWorker(_check(names), self._store, self._cancel)
         worker.succeeded.connect(self._arrived)
@@ -102,4 +122,7 @@ class VerdictCache(QObject):
                 self._known[name] = (version, None)
         self._in_flight = {}
         if self._wanted:
-            self._start()
+            if (time.monotonic() - self._last_ask) * 1000 >= SETTLE_MS:
+                self._start()
+            else:
+                self._settle.start()
