@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
-import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from skill_studio import __version__
+from skill_studio.cli.commands import AREAS, area_of, command_in
 from skill_studio.cli.common import CliError, open_store
-from skill_studio.cli.library import cmd_list
 
 
 def cmd_window(args: argparse.Namespace) -> int:
@@ -29,6 +29,8 @@ def cmd_window(args: argparse.Namespace) -> int:
 
 def cmd_overview(args: argparse.Namespace) -> int:
     """The store and its library as text."""
+    from skill_studio.cli.library import cmd_list
+
     with open_store(args) as store:
         stats = store.stats()
         path = store.path
@@ -45,14 +47,32 @@ def cmd_overview(args: argparse.Namespace) -> int:
 
 # --- parser -------------------------------------------------------------------
 
+class _NotLoaded(Exception):
+    """The parser went into a command whose area was listed by name only."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """Usage mistakes are one line too (``--help`` still shows the whole usage)."""
+    """Usage mistakes are one line too (``--help`` still shows the whole usage).
+
+    A command ``listed_only`` (its area's module not imported: see :func:`build_parser`) has no
+    arguments here: reaching them means the whole parser is needed after all.
+    """
+
+    listed_only = False
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if self.listed_only:
+            raise _NotLoaded(self.prog)
+        return super().parse_known_args(args, namespace)
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(areas: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``areas``, only those areas' commands are registered in full (their
+    modules imported) and the others listed by name and help, which ``--help`` shows the same."""
+    full = None if areas is None else set(areas)
     p = _Parser(prog="skill-studio", description="Build, review and maintain agent skills.")
     p.add_argument("--version", action="version", version=f"skill-studio {__version__}")
     p.add_argument("--selftest", action="store_true",
@@ -67,21 +87,26 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--json", action="store_true", help="machine-readable output")
         return sp
 
-    import skill_studio.cli.agents as cli_agents
-    import skill_studio.cli.authoring as cli_authoring
-    import skill_studio.cli.bus as cli_bus
-    import skill_studio.cli.graph as cli_graph
-    import skill_studio.cli.health as cli_health
-    import skill_studio.cli.library as cli_library
-    import skill_studio.cli.linked as cli_linked
-    import skill_studio.cli.review as cli_review
-    import skill_studio.cli.runtime as cli_runtime
-    import skill_studio.cli.store as cli_store
-
-    for module in (cli_library, cli_authoring, cli_review, cli_health, cli_graph, cli_bus, cli_agents, cli_linked,
-                   cli_runtime, cli_store):   # each area
-        module.register(add)
+    for area, commands in AREAS:   # each area, in the order --help lists them
+        if full is None or area in full:
+            importlib.import_module(f"skill_studio.cli.{area}").register(add)
+        else:
+            for name, help_ in commands:
+                sub.add_parser(name, help=help_, description=help_).listed_only = True
     return p
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """``argv`` parsed with the areas it needs: the named command's (none for ``--help``, the
+    window or ``--version``), or every area when the command is not where it was looked for."""
+    from skill_studio.cli.runtime import split_script_args
+
+    command = command_in(argv)
+    area = area_of(command) if command is not None else None
+    try:
+        return split_script_args(build_parser([area] if area else []), argv)
+    except _NotLoaded:
+        return split_script_args(build_parser(), argv)
 
 
 class _Shown:
@@ -122,9 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from skill_studio.cli.runtime import split_script_args
-
-    args = split_script_args(build_parser(), list(sys.argv[1:] if argv is None else argv))
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.selftest:
         from skill_studio import selftest
 
@@ -141,12 +164,16 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (OSError, ValueError, sqlite3.Error, RuntimeError) as e:
+    except (OSError, ValueError, RuntimeError) as e:
         # StoreError, SkillParseError, FolderError and ArchiveError are ValueErrors or
         # StoreErrors with a message that names the file; never show a traceback.
         print(f"skill-studio: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
+        sqlite3 = sys.modules.get("sqlite3")   # (a command that used no database raised none)
+        if sqlite3 is not None and isinstance(e, sqlite3.Error):
+            print(f"skill-studio: {e}", file=sys.stderr)
+            return 1
         from skill_studio.core.store import StoreError
 
         if isinstance(e, StoreError):

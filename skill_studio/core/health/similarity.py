@@ -28,21 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from skill_studio.core.health.bands import (  # noqa: F401 - the bands are named here too
+    COPY_BANDS,
+    NEIGHBOUR_FLOOR,
+    SIMILARITY_BANDS,
+    UNRELATED,
+    similarity_band,
+)
 from skill_studio.core.health.embedding import MAX_CONTENT, Embedder, HashedTfidfEmbedder, skill_text
-
-#: What a similarity means to a reviewer, from the top: (words, the lowest similarity of each).
-#: Below the last: unrelated, not shown as a neighbour.
-SIMILARITY_BANDS = (("same skill", 0.9), ("near copy", 0.75), ("related", 0.45))
-UNRELATED = "unrelated"
-#: The lowest similarity worth showing as a neighbour.
-NEIGHBOUR_FLOOR = SIMILARITY_BANDS[-1][1]
-#: Bands close enough that a diff (and a merge) is worth offering.
-COPY_BANDS = frozenset({"same skill", "near copy"})
-
-
-def similarity_band(similarity: float) -> str:
-    """The words for a similarity (see SIMILARITY_BANDS)."""
-    return next((name for name, low in SIMILARITY_BANDS if similarity >= low), UNRELATED)
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from skill_studio.core.health.duplicates import different_subjects
-from skill_studio.core.health.similarity import COPY_BANDS, NEIGHBOUR_FLOOR, SimilarityIndex, similarity_band
+from skill_studio.core.health.bands import COPY_BANDS, NEIGHBOUR_FLOOR, similarity_band
 from skill_studio.core.model import REVIEW_STATES, Lifecycle, Skill
 from skill_studio.core.store import Filters, Store
+
+if TYPE_CHECKING:   # the vectors (and numpy) are loaded by the first search for neighbours
+    from skill_studio.core.health.similarity import SimilarityIndex
 
 QUEUE_STATES = REVIEW_STATES
 
@@ -51,6 +54,9 @@ def nearest(store: Store, name: str, k: int = 3, *, index: SimilarityIndex | Non
     InterruptedError when ``cancelled``). A neighbour about something else, however similar (a
     sibling made from the same template: Zoho Books beside Zoho Invoice), is only related, with
     the words that tell them apart (core.health.duplicates)."""
+    from skill_studio.core.health.duplicates import different_subjects
+    from skill_studio.core.health.similarity import SimilarityIndex
+
     index = index or SimilarityIndex(store)
     index.refresh(cancelled=cancelled)
     if cancelled and cancelled():

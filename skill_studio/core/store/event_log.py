@@ -16,15 +16,16 @@ import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from skill_studio.core.health import scores
 from skill_studio.core.store.connection import Connection, inserted_id
 from skill_studio.core.store.errors import NotFound
 from skill_studio.core.store.history import like_escape
 from skill_studio.core.store.rows import to_json
+
+if TYPE_CHECKING:   # numpy is imported where an event's arrays are built, not with the store
+    import numpy as np
 
 RETENTION = 1000     # events kept when the "bus.retention" setting is not set
 #: The keys of each logged outcome.
@@ -107,7 +108,9 @@ class OutcomeLog:
         except OverflowError:   # over 4.29 s: shown as that
             ns = array("I", [_u32(n) for n in self.ns])
         codes = self.codes
-        if isinstance(codes, np.ndarray):   # codes are at least FIRED; at most the last reason's index
+        numpy = sys.modules.get("numpy")   # (without numpy loaded, no code array is a numpy array)
+        if numpy is not None and isinstance(codes, numpy.ndarray):
+            # codes are at least FIRED; at most the last reason's index
             return codes.astype("<i4" if len(self.reasons) > 32767 else "<i2").tobytes(), _little(ns)
         try:
             packed = array("h", codes)
@@ -127,6 +130,8 @@ class FireTimes:
     __slots__ = ("head", "times")
 
     def __init__(self, ids: Sequence[int], times: Sequence[int]):
+        import numpy as np
+
         self.head = np.asarray(ids, dtype=np.int64).astype("<u4").tobytes()
         self.times = np.clip(np.asarray(times, dtype=np.int64), 0, 0xFFFFFFFF).astype(np.uint32)
 

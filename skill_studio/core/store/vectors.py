@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from skill_studio.core.health import scores
 from skill_studio.core.store.connection import Connection
 from skill_studio.core.store.rows import searched, to_json
+
+if TYPE_CHECKING:   # numpy is imported by the methods that use it, not with the store
+    import numpy as np
 
 
 class Vectors(Connection):
@@ -39,6 +42,8 @@ class Vectors(Connection):
         """(names in name order, float32 matrix [n, dim]) of the current vectors of ``model``:
         vectors whose content hash no longer matches their skill's are left out, and so are
         archived skills unless ``include_archived``."""
+        import numpy as np
+
         sql = ("SELECT v.skill, v.dim, v.vector FROM skill_vectors v JOIN skill_cards c ON c.name = v.skill "
                "WHERE v.model = ? AND v.content_hash = c.content_hash")
         if not include_archived:
@@ -57,6 +62,8 @@ class Vectors(Connection):
     def save_vectors(self, model: str, rows: list[tuple[str, str, np.ndarray]]) -> None:
         """Store (name, content hash, vector) rows of ``model`` in one transaction, replacing
         what each skill had."""
+        import numpy as np
+
         values = []
         for name, content_hash, vector in rows:
             v = np.ascontiguousarray(vector, dtype="<f4").ravel()

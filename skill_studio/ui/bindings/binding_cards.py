@@ -7,7 +7,7 @@ from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QRect, QRect
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
-from skill_studio.core.bus.dispatch import Binding
+from skill_studio.core.bus.model import Binding
 from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import ON_FILL, current_tokens
 

@@ -33,7 +33,9 @@ class BrowserWidget(QWidget):
     skillActivated = Signal(str)        # double-click or Enter on a skill
     filtersChanged = Signal(object)     # the Filters now in force
 
-    def __init__(self, model: SkillListModel, parent: QWidget | None = None):
+    def __init__(self, model: SkillListModel, parent: QWidget | None = None, *, load: bool = True):
+        """``load=False`` leaves the names unread until :meth:`restore_state` (or :meth:`refresh`):
+        a window that restores the saved filters right away reads them once, not twice."""
         super().__init__(parent)
         self._model = model
         self._applying = False
@@ -41,7 +43,10 @@ class BrowserWidget(QWidget):
         self._last_emitted: list[str] | None = None
         self._build()
         self._connect()
-        self.refresh()
+        if load:
+            self.refresh()
+        else:   # the tags only: the saved tag filter is chosen among them
+            self.filter_bar.set_tags(self._model.store.tags())
 
     # --- construction ---------------------------------------------------------
 

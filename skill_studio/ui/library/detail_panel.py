@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.format.diagnostics import Severity
-from skill_studio.core.format.validate import validate_text
 from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
 from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.ui.designer.file_rules import human_size
@@ -335,6 +334,8 @@ class DetailPanel(QWidget):
         t = self._tokens
         folder = skill.folder_name or skill.name
         paths = [p for p, _, _ in files]
+        from skill_studio.core.format.validate import validate_text  # loaded when first shown, not at start
+
         strict = validate_text(skill.skill_md, folder, "strict", files=paths, lints=True)
         lenient = validate_text(skill.skill_md, folder, "lenient", files=paths, lints=True)
 

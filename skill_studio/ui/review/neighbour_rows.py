@@ -8,7 +8,7 @@ from PySide6.QtCore import QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
-from skill_studio.core.health.similarity import SIMILARITY_BANDS
+from skill_studio.core.health.bands import SIMILARITY_BANDS
 from skill_studio.core.review import queue as review
 from skill_studio.ui.review.queue_list import row_fonts
 from skill_studio.ui.theme import LIFECYCLE_COLORS, current_tokens

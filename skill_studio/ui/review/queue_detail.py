@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.format.diagnostics import Diagnostic, errors
-from skill_studio.core.format.validate import validate_text
 from skill_studio.core.model import Lifecycle, Skill, TrustTier
 from skill_studio.core.review import queue as review
 from skill_studio.core.store import NotFound
@@ -223,6 +222,8 @@ class QueueDetail(QWidget):
         if self.skill is not None:
             s = self.skill
             folder = s.folder_name or s.name
+            from skill_studio.core.format.validate import validate_text  # loaded when first shown, not at start
+
             self._diags = (validate_text(s.skill_md, folder, "strict", lints=False),
                            validate_text(s.skill_md, folder, "lenient", lints=False))
             self._list_neighbours([], FINDING)

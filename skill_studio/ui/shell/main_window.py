@@ -44,7 +44,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
 
         self.model = SkillListModel(store, self)
-        self.browser = BrowserWidget(self.model, self)
+        self.browser = BrowserWidget(self.model, self, load=False)   # read by restore_state below
         self.stats = StatsBar(store, self)
         self.details = DetailPanel(store, self)
 

@@ -3,6 +3,7 @@ and recovering the drafts a crash left behind."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import shiboken6
@@ -59,9 +60,12 @@ class Workspace(QTabWidget):
         self.tell = lambda title, text: warning(self, title, text)
 
     def designers(self) -> list:
-        from skill_studio.ui.designer.designer import DesignerWidget
-
-        return [w for w in (self.widget(i) for i in range(self.count())) if isinstance(w, DesignerWidget)]
+        # Until a designer was opened its module is not loaded (the window starts without it),
+        # and no tab can hold one.
+        designer = sys.modules.get("skill_studio.ui.designer.designer")
+        if designer is None:
+            return []
+        return [w for w in (self.widget(i) for i in range(self.count())) if isinstance(w, designer.DesignerWidget)]
 
     def current_designer(self):
         """The designer of the current tab, or None on the library page."""

@@ -1,0 +1,181 @@
+"""Start to the first painted cards: ``skill-studio --store DB`` on a 100,000-skill store, from
+process start to the first paint of the card view, against a bare window over the same store.
+
+Usage: python benchmarks/bench_start.py [--db PATH] [--n 100000] [--runs 7] [--root TREE]
+
+Three fresh processes, run in turn (interleaved), each figure the minimum over the runs:
+- project: the real start (``skill_studio.cli.main.main(["--store", DB])``: parser, store,
+  application, main window), stopped at the first paint event of the card view's viewport;
+- floor: a bare PySide6 QMainWindow with a QListView over a QAbstractListModel holding the
+  store's skill names (read with sqlite3, one query), stopped at the list's first paint;
+- hello: an empty QMainWindow's first paint (no store), for scale.
+Each child runs offscreen with its own empty settings folder (the welcome page marked as seen,
+as on every start after the first). The store is the one bench_query.py builds (built if missing).
+Target: project at most 1.2x the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DEFAULT_DB = Path(tempfile.gettempdir()) / "skill-studio-bench-100k.db"
+WINDOW = (1280, 800)   # the main window's first size
+
+
+PAINTED: list[float] = []
+
+
+def _report_first_paint(widget, t0: float) -> None:
+    """Print seconds from ``t0`` to ``widget``'s first paint event, then end the process (or, with
+    BENCH_START_QUIT=1, quit the application so that a profiler can write its figures)."""
+    from PySide6.QtCore import QCoreApplication, QEvent, QObject
+
+    class Spy(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt's virtual
+            if event.type() == QEvent.Paint and not PAINTED:
+                PAINTED.append(time.time() - t0)
+                sys.stdout.write(f"{PAINTED[0]:.4f}\n")
+                sys.stdout.flush()
+                if not os.environ.get("BENCH_START_QUIT"):
+                    os._exit(0)
+                QCoreApplication.quit()
+            return False
+
+    widget._bench_spy = Spy(widget)   # kept alive with the widget
+    widget.installEventFilter(widget._bench_spy)
+
+
+def child_project(db: str, t0: float) -> None:
+    from skill_studio.ui.shell import main_window
+
+    show = main_window.MainWindow.show
+
+    def show_and_watch(window) -> None:
+        _report_first_paint(window.browser.card_view.viewport(), t0)
+        show(window)
+
+    main_window.MainWindow.show = show_and_watch   # type: ignore[method-assign]
+    from skill_studio.cli.main import main
+
+    main(["--store", db])
+    if not PAINTED:
+        print("nan")
+
+
+def child_floor(db: str, t0: float, with_store: bool) -> None:
+    import sqlite3
+
+    from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
+    from PySide6.QtWidgets import QApplication, QListView, QMainWindow
+
+    app = QApplication([])
+    names: list[str] = []
+    if with_store:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        names = [n for (n,) in conn.execute("SELECT name FROM skill_cards ORDER BY name")]
+
+    class Names(QAbstractListModel):
+        def rowCount(self, parent=QModelIndex()):  # noqa: N802 - Qt's virtual
+            return 0 if parent.isValid() else len(names)
+
+        def data(self, index, role=Qt.DisplayRole):
+            return names[index.row()] if role == Qt.DisplayRole else None
+
+    window = QMainWindow()
+    window.setWindowTitle("floor")
+    if with_store:
+        view = QListView(window)
+        view.setUniformItemSizes(True)
+        model = Names(view)
+        view.setModel(model)
+        window.setCentralWidget(view)
+        watched = view.viewport()
+    else:
+        watched = window
+    window.resize(*WINDOW)
+    _report_first_paint(watched, t0)
+    window.show()
+    app.exec()
+    if not PAINTED:
+        print("nan")
+
+
+def _settings_home() -> str:
+    """An empty settings folder in which the welcome page was seen already."""
+    home = tempfile.mkdtemp(prefix="bench-start-")
+    folder = Path(home) / "skill-studio"
+    folder.mkdir()
+    (folder / "Skill Studio.conf").write_text("[help]\nwelcome_shown=true\n")
+    return home
+
+
+def _run(kind: str, db: Path, root: Path | None) -> float:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=_settings_home())
+    env.pop("PYTHONDONTWRITEBYTECODE", None)   # compiled once (the warm-up run), as on a user's machine
+    if root is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(root.resolve()), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    t0 = time.time()
+    out = subprocess.run([sys.executable, __file__, "--child", kind, "--db", str(db), "--t0", repr(t0)],
+                         env=env, capture_output=True, text=True, timeout=120)
+    lines = out.stdout.strip().splitlines()
+    try:
+        return float(lines[-1])
+    except (IndexError, ValueError):
+        raise SystemExit(f"bench_start: the {kind} child gave no time:\n"
+                         f"{out.stdout[-500:]}{out.stderr[-2000:]}") from None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", type=Path, default=DEFAULT_DB)
+    ap.add_argument("--n", type=int, default=100_000, help="skills in the store (built up to this if fewer)")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--root", type=Path, default=None, help="run the project from this checkout")
+    ap.add_argument("--child", choices=("project", "floor", "hello"), help=argparse.SUPPRESS)
+    ap.add_argument("--t0", type=float, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child == "project":
+        child_project(str(args.db), args.t0)
+        return
+    if args.child in ("floor", "hello"):
+        child_floor(str(args.db), args.t0, args.child == "floor")
+        return
+
+    sys.path.insert(0, str(HERE))
+    # The store is opened (and built) by the code measured: a checkout before a schema change
+    # cannot open a store a newer one migrated (its start would stop at the store's error dialog).
+    sys.path.insert(0, str((args.root or ROOT).resolve()))
+    from skill_studio.core.store import Store
+
+    store = Store(args.db)
+    if len(store) < args.n:
+        from bench_query import build
+
+        print(f"building a {args.n:,}-skill store at {args.db} (once) ...", flush=True)
+        build(store, args.n - len(store))
+    count = len(store)
+    store.close()
+    print(f"store: {count:,} skills at {args.db}; {args.runs} runs each, interleaved, minima; "
+          f"project from {args.root or ROOT}", flush=True)
+    times: dict[str, list[float]] = {"project": [], "floor": [], "hello": []}
+    for kind in times:   # warm the file cache once
+        _run(kind, args.db, args.root)
+    for _ in range(args.runs):
+        for kind in times:
+            times[kind].append(_run(kind, args.db, args.root))
+    project, floor, hello = (min(times[k]) * 1000 for k in ("project", "floor", "hello"))
+    print(f"start to first painted cards ({count:,} skills): project {project:.0f} ms, floor {floor:.0f} ms, "
+          f"ratio {project / floor:.2f} (target <= 1.2); a bare empty window: {hello:.0f} ms "
+          f"(project {project / hello:.1f}x)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

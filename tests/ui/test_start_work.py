@@ -1,0 +1,106 @@
+"""What the window does before its first paint: the skills' names are read once (with the saved
+filters), the designer is not loaded until a skill is opened, and the library shows the same rows
+and controls as when the browser read the names by itself first."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from skill_studio.core.model import Lifecycle
+from skill_studio.core.store import Filters
+from skill_studio.ui.library.browser import BrowserWidget
+from skill_studio.ui.library.models import SkillListModel
+from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.main_window import MainWindow
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return StudioSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
+
+
+def _count_name_reads(store, monkeypatch) -> list:
+    calls: list = []
+    real = store.names
+
+    def names(*args, **kwargs):
+        calls.append((args, kwargs))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "names", names)
+    return calls
+
+
+SAVED = [
+    {},
+    {"view_mode": "list", "lifecycle": Lifecycle.CANDIDATE.value, "sort": "name", "descending": True},
+    {"search": "release", "sort": "relevance"},
+    {"tag": "no-such-tag", "origin": "human"},
+]
+
+
+@pytest.mark.parametrize("state", SAVED, ids=["defaults", "list-candidates", "search", "stale-tag"])
+def test_the_window_reads_the_names_once_with_the_saved_filters(qtbot, seeded_store, settings, monkeypatch, state):
+    settings.browser_state = state
+    reads = _count_name_reads(seeded_store, monkeypatch)
+    window = MainWindow(seeded_store, settings)
+    qtbot.addWidget(window)
+    assert len(reads) == 1
+    assert window.model.names() == seeded_store.names(window.model.filters, sort=_sort(window.model),
+                                                       descending=window.model.sort_key[1])
+
+    # The same rows, counts and controls as a browser that read the names first, then the state.
+    model = SkillListModel(seeded_store)
+    reference = BrowserWidget(model)
+    qtbot.addWidget(reference)
+    reference.restore_state(state)
+    assert window.model.names() == model.names()
+    assert window.browser.state() == reference.state()
+    assert window.browser.filters() == reference.filters()
+    tabs = window.browser.tabs
+    assert [tabs.tabText(i) for i in range(tabs.count())] == \
+        [reference.tabs.tabText(i) for i in range(reference.tabs.count())]
+    combo = window.browser.tag_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == \
+        [reference.tag_combo.itemText(i) for i in range(reference.tag_combo.count())]
+    assert window.browser.empty_label.isHidden() == reference.empty_label.isHidden()
+
+
+def _sort(model) -> str:
+    sort, _ = model.sort_key
+    return sort if (sort != "relevance" or model.filters.text) else "name"
+
+
+def test_a_browser_made_without_loading_reads_on_restore(qtbot, seeded_store, monkeypatch):
+    reads = _count_name_reads(seeded_store, monkeypatch)
+    model = SkillListModel(seeded_store)
+    browser = BrowserWidget(model, load=False)
+    qtbot.addWidget(browser)
+    assert reads == [] and model.rowCount() == 0
+    assert browser.tag_combo.count() > 1   # the tags are there for a saved tag filter
+    browser.restore_state({})
+    assert len(reads) == 1 and model.names() == seeded_store.names(Filters())
+
+
+def test_the_designer_is_loaded_when_a_skill_is_opened(qtbot, seeded_store, settings):
+    """In this process the designer module may be loaded already by other tests: the window must
+    work either way, and with no designer open, none is found."""
+    window = MainWindow(seeded_store, settings)
+    qtbot.addWidget(window)
+    assert window.workspace.designers() == [] and window.current_designer() is None
+    designer = window.open_designer("release-notes")
+    assert "skill_studio.ui.designer.designer" in sys.modules
+    assert window.workspace.designers() == [designer] and window.current_designer() is designer
+    window.workspace.setCurrentIndex(0)
+    assert window.current_designer() is None
+
+
+def test_no_designer_is_found_without_the_module(qtbot, seeded_store, settings, monkeypatch):
+    window = MainWindow(seeded_store, settings)
+    qtbot.addWidget(window)
+    monkeypatch.delitem(sys.modules, "skill_studio.ui.designer.designer", raising=False)
+    assert window.workspace.designers() == [] and window.current_designer() is None
+    assert not window.actions["save"].isEnabled()
