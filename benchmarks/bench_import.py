@@ -7,6 +7,9 @@ frontmatter with PyYAML's C loader, in the same process. Each run measures the
 floor and then the import into a new store, one after the other, and the
 minimum of each over the runs is compared (the machine may be busy with other
 work: a single run says little). Target: the import takes at most 3x the floor.
+
+A second line gives the importing thread's own share, reading and parsing every
+skill with its strict and lenient report but writing nothing, against the same floor.
 """
 
 from __future__ import annotations
@@ -27,8 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from make_library import make
 
+from skill_studio.core.library import importer
 from skill_studio.core.library.folders import discover
+from skill_studio.core.library.import_sources import read_sources
 from skill_studio.core.library.importer import import_paths
+from skill_studio.core.model import Origin
 from skill_studio.core.store import Store
 
 TARGET = 3.0
@@ -40,6 +46,15 @@ def floor(folders: list[Path]) -> float:
         text = (folder / "SKILL.md").read_text(encoding="utf-8")
         end = text.index("\n---\n", 4)
         yaml.load(text[4:end], Loader=yaml.CSafeLoader)
+    return time.perf_counter() - t0
+
+
+def parse_once(lib: Path, strict: bool) -> float:
+    """Seconds to read and parse every skill under ``lib`` as an import does, writing nothing."""
+    gc.collect()
+    t0 = time.perf_counter()
+    for read in read_sources(lib):
+        importer._parse(read, Origin.HUMAN, strict, importer.ImportEntry(read.source, "skipped"))
     return time.perf_counter() - t0
 
 
@@ -71,17 +86,20 @@ def main() -> None:
             make(args.n, lib)
         folders = discover(lib)
         floor(folders)  # warm the page cache for both
-        floors, imports = [], []
+        floors, imports, parses = [], [], []
         for _ in range(args.runs):
             floors.append(floor(folders))
             t, summary, n, size = import_once(lib, work, not args.no_strict)
             imports.append(t)
-        f, t = min(floors), min(imports)
+            parses.append(parse_once(lib, not args.no_strict))
+        f, t, p = min(floors), min(imports), min(parses)
         print(f"skills: {n} imported ({summary}); store {size:.1f} MiB; runs: {args.runs}")
         print(f"floor (read + C-YAML frontmatter): {len(folders) / f:,.0f} skills/s; "
               f"import: {n / t:,.0f} skills/s")
         print(f"import {len(folders):,} skills: project {t * 1000:.0f} ms, floor {f * 1000:.0f} ms, "
               f"ratio {t / f:.2f} (target ≤ {TARGET:g})")
+        print(f"read + parse {len(folders):,} skills (nothing written): project {p * 1000:.0f} ms, "
+              f"floor {f * 1000:.0f} ms, ratio {p / f:.2f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

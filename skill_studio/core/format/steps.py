@@ -54,6 +54,9 @@ def _marker(line: str) -> _Marker | None:
     if ind > 3:
         return None
     rest = line[ind:]
+    first = rest[:1]
+    if not first or not (first.isdecimal() or first in "-+*"):   # (\d is a decimal digit: Nd)
+        return None
     m = _ORDERED.match(rest)
     if m:
         number: int | None = int(m.group(1))
@@ -96,7 +99,7 @@ def _starts_block(line: str) -> bool:
             or _fence(line) is not None or _marker(line) is not None)
 
 
-def _read_item(lines: list[str], i: int, mk: _Marker) -> tuple[list[str], int]:
+def _read_item(lines: _Lines, i: int, mk: _Marker) -> tuple[list[str], int]:
     """The content lines of the item whose marker is on line ``i`` (dedented to its content
     column; lazy lines as they are) and the index just past its last non-blank line."""
     content = [mk.first]
@@ -136,7 +139,7 @@ def _read_item(lines: list[str], i: int, mk: _Marker) -> tuple[list[str], int]:
     return content[:last - i], last
 
 
-def _read_list(lines: list[str], i: int, mk: _Marker) -> tuple[list[str], int]:
+def _read_list(lines: _Lines, i: int, mk: _Marker) -> tuple[list[str], int]:
     """The items of the list starting on line ``i``, and the index past its last item's end."""
     items: list[str] = []
     while True:
@@ -151,22 +154,54 @@ def _read_list(lines: list[str], i: int, mk: _Marker) -> tuple[list[str], int]:
         i, mk = k, nxt
 
 
-def _split(text: str) -> tuple[list[str], list[int]]:
-    """The lines of ``text`` (line breaks removed) and each one's start offset, plus the end."""
-    lines: list[str] = []
-    offsets: list[int] = []
-    pos = 0
-    while pos < len(text):
-        end = text.find("\n", pos)
+class _Lines:
+    """The lines of a text (split at LF; the CRs ending a line removed), split as they are first
+    asked for: a list is most often near the top, and the rest of a long text is never split."""
+
+    __slots__ = ("_chunk", "_count", "_lines", "_pos", "_raw", "_text")
+
+    def __init__(self, text: str):
+        self._text = text
+        self._count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        self._raw: list[str] = []     # the lines as in the text (CRs kept)
+        self._lines = [] if "\r" in text else self._raw   # without the CRs
+        self._pos = 0                 # where the next piece to split starts
+        self._chunk = 2048
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, j: int) -> str:
+        while j >= len(self._raw):
+            self._more()
+        return self._lines[j]
+
+    def _more(self) -> None:
+        """Split the next piece of the text (each one twice the size of the one before), whole lines."""
+        text, pos = self._text, self._pos
+        if pos >= len(text):
+            raise IndexError("line index out of range")
+        end = text.find("\n", pos + self._chunk)
         end = len(text) if end < 0 else end + 1
-        offsets.append(pos)
-        lines.append(text[pos:end].rstrip("\n").rstrip("\r"))
-        pos = end
-    offsets.append(len(text))
-    return lines, offsets
+        self._chunk *= 2
+        self._pos = end
+        piece = text[pos:end].split("\n")
+        if piece[-1] == "":   # a final line break ends the last line, it does not start one
+            piece.pop()
+        self._raw.extend(piece)
+        if self._lines is not self._raw:
+            self._lines.extend([line.rstrip("\r") for line in piece])
+
+    def offset(self, j: int) -> int:
+        """Where line ``j`` starts in the text (the text's length for ``j == len(self)``)."""
+        if j >= self._count:
+            return len(self._text)
+        while j >= len(self._raw):
+            self._more()
+        return sum(map(len, self._raw[:j])) + j
 
 
-def _heading_title(line: str, lines: list[str], j: int, para: bool) -> str | None:
+def _heading_title(line: str, lines: _Lines, j: int, para: bool) -> str | None:
     """The title when line ``j`` is a heading: an ATX one, or the paragraph line it underlines."""
     m = _ATX.match(line)
     if m:
@@ -179,7 +214,7 @@ def _heading_title(line: str, lines: list[str], j: int, para: bool) -> str | Non
 def _first_list(text: str, *, need_heading: bool) -> StepList | None:
     """The first top-level numbered list: under the first 'Steps'-like heading whose section
     holds one when ``need_heading``, else anywhere before the first heading."""
-    lines, offsets = _split(text)
+    lines = _Lines(text)
     in_section = not need_heading
     para = False
     fence: tuple[str, int] | None = None
@@ -209,7 +244,7 @@ def _first_list(text: str, *, need_heading: bool) -> StepList | None:
         if mk is not None and not (para and (not mk.first.strip() or mk.number not in (None, 1))):
             items, end = _read_list(lines, j, mk)
             if in_section and mk.number is not None:
-                return StepList(items, offsets[j], offsets[end], mk.number, mk.delimiter)
+                return StepList(items, lines.offset(j), lines.offset(end), mk.number, mk.delimiter)
             para = False
             j = end
             continue

@@ -162,7 +162,7 @@ def read_folder(folder: str | os.PathLike, *, refuse_outside_links: bool = False
             if len(files) >= MAX_FILES_PER_SKILL:
                 raise FolderError(f"{printable(str(folder))}: more than {MAX_FILES_PER_SKILL} files; "
                                   "not a skill folder")
-            content, mode = _read_regular(Path(e.path), MAX_FILE_BYTES)
+            content, mode = _read_regular(e.path, MAX_FILE_BYTES)
             total += len(content)
             if total > MAX_SKILL_BYTES:
                 raise FolderError(f"{printable(str(folder))}: more than {MAX_SKILL_BYTES // 2**20} MiB in "
@@ -228,7 +228,7 @@ def _inside(folder: Path, real: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _read_regular(path: Path, limit: int, shown: Path | None = None) -> tuple[bytes, int]:
+def _read_regular(path: str | Path, limit: int, shown: Path | None = None) -> tuple[bytes, int]:
     """The bytes and permission bits of a regular file of at most ``limit`` bytes, opened
     without following a link and without waiting (a fifo is refused, not read)."""
     try:
@@ -265,7 +265,7 @@ def skill_from_document(doc: skillmd.SkillDocument, folder_name: str, files: lis
     skill.origin = Origin(origin)
     skill.lifecycle, skill.trust_tier = ENTRY_DEFAULTS[skill.origin]
     skill.files, skill.source_path = files, source
-    if Path(source).name == "skill.md":
+    if os.path.basename(source) == "skill.md":
         skill.md_filename = "skill.md"
     return skill
 

@@ -4,6 +4,7 @@ A path that cannot be read is reported and the walk goes on."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -65,7 +66,7 @@ def read_sources(path: Path) -> Iterator[ReadSkill]:
     if not folders and not problems:
         yield ReadSkill(str(path), error=f"{shown}: no skill found (no folder under it holds a SKILL.md)")
     for folder in folders:
-        source = str(folder / "SKILL.md")
+        source = os.path.join(folder, "SKILL.md")
         if _undecodable(str(folder)):
             yield ReadSkill(source, folder.name, error=f"{printable(str(folder))}: the path is not valid UTF-8; "
                                                    "rename the folder")

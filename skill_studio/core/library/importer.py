@@ -191,7 +191,7 @@ def _parse(read: ReadSkill, origin: Origin, check_strict: bool, entry: ImportEnt
                         f"'{printable(skill.name)}' {problem}; rename the skill")
         return None
     if check_strict:
-        entry.strict_errors, warnings = _diagnose(read.data, read.folder_name, read.files, doc)
+        entry.strict_errors, warnings = _diagnose(read.folder_name, read.files, doc)
         entry.warnings.extend(warnings)
     return skill, _name_line(doc)
 
@@ -260,14 +260,17 @@ def _free_for(store: Store, name: str, source: str) -> bool:
         return True
 
 
-def _diagnose(data: bytes, folder_name: str, files: list[SkillFile],
+def _diagnose(folder_name: str, files: list[SkillFile],
               doc: skillmd.SkillDocument) -> tuple[list[str], list[str]]:
-    """What strict would say (errors) and the lenient warnings, for the import report."""
+    """What strict would say (errors) and the lenient warnings, for the import report.
+
+    Both read the text ``doc`` was parsed from (valid UTF-8, so not decoded again); lenient reads
+    ``doc`` itself. Strict parses the frontmatter once more, in its own YAML dialect."""
     from skill_studio.core.format import validate
 
     paths = [f.path for f in files]
-    strict = validate.validate_text(data, folder_name, "strict", files=paths, lints=False)
-    lenient = validate.validate_text(data, folder_name, "lenient", files=paths, lints=False, document=doc)
+    strict = validate.validate_text(doc.text, folder_name, "strict", files=paths, lints=False)
+    lenient = validate.validate_text(doc.text, folder_name, "lenient", files=paths, lints=False, document=doc)
     return ([d.message for d in strict if d.severity == "error"],
             [d.message for d in lenient if d.severity == "warning"])
 
