@@ -125,6 +125,7 @@ class Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         create_private(self.path)
         self.actor = actor or os.environ.get("USER") or "studio"
+        self._closed = False
         self._lock = threading.RLock()
         self._writes = 0          # commits made through this connection
         self._hits_key: tuple[Any, ...] | None = None  # what the temporary search table holds (see Queries._hits)
@@ -161,8 +162,14 @@ class Connection:
 
     # --- plumbing -----------------------------------------------------------
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called: nothing can be read or written any more."""
+        return self._closed
+
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._reader is not None:
                 reader, pool = self._reader
                 pool.shutdown(wait=True)

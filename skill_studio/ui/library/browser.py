@@ -35,18 +35,18 @@ class BrowserWidget(QWidget):
 
     def __init__(self, model: SkillListModel, parent: QWidget | None = None, *, load: bool = True):
         """``load=False`` leaves the names unread until :meth:`restore_state` (or :meth:`refresh`):
-        a window that restores the saved filters right away reads them once, not twice."""
+        a window that restores the saved filters right away reads them once, not twice. The tags
+        wait for :meth:`load_tags` too, unless the saved filters name a tag (they are read then)."""
         super().__init__(parent)
         self._model = model
         self._applying = False
         self._kept: tuple[list[str], str | None] = ([], None)
         self._last_emitted: list[str] | None = None
+        self._tags_pending = not load
         self._build()
         self._connect()
         if load:
             self.refresh()
-        else:   # the tags only: the saved tag filter is chosen among them
-            self.filter_bar.set_tags(self._model.store.tags())
 
     # --- construction ---------------------------------------------------------
 
@@ -204,9 +204,18 @@ class BrowserWidget(QWidget):
         self.filter_bar.set_tag(tag)
         self._apply_filters()
 
+    def load_tags(self) -> None:
+        """Read the tag filter's tags if they were left unread (``load=False``)."""
+        if self._tags_pending:
+            self._read_tags()
+
+    def _read_tags(self) -> None:
+        self._tags_pending = False
+        self.filter_bar.set_tags(self._model.store.tags())
+
     def refresh(self) -> None:
         """Read names, counts and tags again from the store; the selection is kept by name."""
-        self.filter_bar.set_tags(self._model.store.tags())
+        self._read_tags()
         self._model.reload()
         self._update_counts()
         self._sync_sort_controls()
@@ -217,7 +226,7 @@ class BrowserWidget(QWidget):
         any more (see :meth:`SkillListModel.apply_changes`); tags and tab counts read again."""
         if not (changes.skills or changes.unknown):
             return ""
-        self.filter_bar.set_tags(self._model.store.tags())
+        self._read_tags()
         done = self._model.apply_changes(changes)
         self._update_counts()
         if done == "reset":
@@ -240,6 +249,8 @@ class BrowserWidget(QWidget):
         mode = state.get("view_mode")
         if mode in VIEW_MODES:
             self.set_view_mode(mode)
+        if state.get("tag"):   # the saved tag is chosen among the tags (with its count)
+            self.load_tags()
         self.filter_bar.restore_state(state)
         self._apply_filters()
 

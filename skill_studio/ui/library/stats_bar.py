@@ -55,7 +55,8 @@ def is_filtered(filters: Filters | None) -> bool:
 class StatsBar(QWidget):
     """Library totals, then the current view's, on one line. Each update costs at most two stats queries."""
 
-    def __init__(self, store: Store, parent=None):
+    def __init__(self, store: Store, parent=None, *, load: bool = True):
+        """``load=False`` leaves the bar empty until the first :meth:`update_stats`."""
         self._library: dict | None = None
         super().__init__(parent)
         self._store = store
@@ -72,7 +73,11 @@ class StatsBar(QWidget):
         row.addStretch(1)
         self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
         self._apply_colors()
-        self.update_stats(None)
+        if load:
+            self.update_stats(None)
+        else:
+            self.separator.hide()
+            self.view_label.hide()
 
     def text(self) -> str:
         """The bar's text as the user reads it."""

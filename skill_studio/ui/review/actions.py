@@ -7,17 +7,27 @@ from __future__ import annotations
 import getpass
 import html
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
-from skill_studio.core.ops import review as ops
-from skill_studio.core.ops.review import Outcome, outcome
-from skill_studio.core.ops.skills import delete_skills
 from skill_studio.core.review.lifecycle import MOVE_TERMS, Change, UndoStack
 from skill_studio.core.store import DependentsExist, Store, StoreError
 from skill_studio.ui.review import wording
 from skill_studio.ui.review.reason_dialog import ask_reason
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from skill_studio.core.ops.review import Outcome
+
+
+def _ops() -> ModuleType:
+    """The review operations (loaded with the first one done: merging brings the format's parsers)."""
+    from skill_studio.core.ops import review
+
+    return review
 
 
 def default_reviewer() -> str:
@@ -122,7 +132,7 @@ class ReviewActions(QObject):
             self.tell(f"{title}: not done", "A reason is required; it is kept in the audit log.")
             return []
         try:
-            done = ops.move_skills(self.store, names, action, reason, author=self.reviewer())
+            done = _ops().move_skills(self.store, names, action, reason, author=self.reviewer())
         except (StoreError, ValueError) as e:
             self.tell(f"{title}: not done", html.escape(str(e)))
             return []
@@ -135,7 +145,7 @@ class ReviewActions(QObject):
 
     def set_trust(self, name: str, tier: int) -> bool:
         try:
-            self._record(ops.set_trust(self.store, name, tier, author=self.reviewer()), wording.trust(name, tier))
+            self._record(_ops().set_trust(self.store, name, tier, author=self.reviewer()), wording.trust(name, tier))
         except StoreError as e:
             self.tell("Trust not changed", html.escape(str(e)))
             return False
@@ -143,7 +153,7 @@ class ReviewActions(QObject):
 
     def set_pinned(self, names: list[str], pinned: bool) -> None:
         try:
-            done = ops.set_pinned(self.store, names, pinned, author=self.reviewer())
+            done = _ops().set_pinned(self.store, names, pinned, author=self.reviewer())
         except StoreError as e:
             self.tell("Not changed", html.escape(str(e)))
             return
@@ -165,6 +175,8 @@ class ReviewActions(QObject):
         if reason is None:
             return []
         try:
+            from skill_studio.core.ops.skills import delete_skills
+
             done = delete_skills(self.store, names, reason=reason, author=self.reviewer())
         except StoreError as e:
             self.tell("Not deleted", html.escape(str(e)))
@@ -190,26 +202,26 @@ class ReviewActions(QObject):
         dialog.do_merge = self._merge
         try:
             if dialog.exec() and dialog.change is not None:
-                return self._record(outcome(dialog.change), wording.merged(dialog.source(), dialog.target()))
+                return self._record(_ops().outcome(dialog.change), wording.merged(dialog.source(), dialog.target()))
         finally:
             dialog.deleteLater()
         return None
 
     def _merge(self, target: str, source: str, with_files: bool | None = None) -> Change:
-        return ops.merge_skills(self.store, target, source, author=self.reviewer(), with_files=with_files).change
+        return _ops().merge_skills(self.store, target, source, author=self.reviewer(), with_files=with_files).change
 
     def record(self, change: Change, said: str = "") -> Change:
         """Put an operation done elsewhere (a health plan, an import's merges) on the undo stack;
         ``said`` is what it did in words (the status message and the Undo menu's text)."""
-        return self._record(outcome(change), said)
+        return self._record(_ops().outcome(change), said)
 
     # --- undo -----------------------------------------------------------------
 
     def undo(self) -> None:
-        self._step(ops.undo, "Undo")
+        self._step(_ops().undo, "Undo")
 
     def redo(self) -> None:
-        self._step(ops.redo, "Redo")
+        self._step(_ops().redo, "Redo")
 
     def _step(self, do: Callable[..., Outcome], what: str) -> None:
         try:

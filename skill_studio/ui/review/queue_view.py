@@ -39,12 +39,25 @@ class ReviewQueueView(QWidget):
     openRequested = Signal(str)
     countChanged = Signal(int)
 
-    def __init__(self, store, parent: QWidget | None = None):
+    def __init__(self, store, parent: QWidget | None = None, *, lazy: bool = False):
+        """``lazy``: the widgets are made by :meth:`build`, or when the view is first shown or used;
+        until then the view only counts (:meth:`refresh` while hidden, :meth:`count`)."""
         super().__init__(parent)
         self.store = store
         self._rejecting: str | None = None      # the skill the reason editor is for
         self._recolour_pending = False
+        self._built = False
+        self._stale = True
+        if not lazy:
+            self.build()
+            self.refresh()
 
+    def build(self) -> None:
+        """Make the widgets (once)."""
+        if self._built:
+            return
+        self._built = True
+        store = self.store
         self.model = QueueModel(self)
         self.list = QListView(self)
         self.list.setModel(self.model)
@@ -117,8 +130,9 @@ class ReviewQueueView(QWidget):
                 button.clicked.connect(slot)
         self.setFocusProxy(self.list)
         self._apply_colours()
-        self._stale = True
-        self.refresh()
+        if self.isVisible():   # made while shown: children added now wait for no queued show
+            self.stack.show()
+            self.hint_label.show()
 
     # --- public ------------------------------------------------------------------
 
@@ -131,6 +145,7 @@ class ReviewQueueView(QWidget):
             self.countChanged.emit(review.queue_count(self.store))
             return
         self._stale = False
+        self.build()
         previous, row = self.current_name(), self.list.currentIndex().row()
         skills = review.queue(self.store)
         self.model.set_skills(skills)
@@ -157,7 +172,8 @@ class ReviewQueueView(QWidget):
 
     def shutdown(self) -> None:
         """Stop the search for nearest skills and wait for it (before the view goes)."""
-        self.detail.shutdown()
+        if self._built:
+            self.detail.shutdown()
 
     def closeEvent(self, event) -> None:
         self.shutdown()
@@ -168,11 +184,13 @@ class ReviewQueueView(QWidget):
         return review.queue_count(self.store)
 
     def current_name(self) -> str | None:
+        self.build()
         skill = self.model.skill(self.list.currentIndex().row())
         return skill.name if skill is not None else None
 
     def select_name(self, name: str) -> bool:
         """Select ``name`` if it is queued; returns whether it is."""
+        self.build()
         row = self.model.row_of(name)
         if row >= 0:
             self._select_row(row)
@@ -197,6 +215,7 @@ class ReviewQueueView(QWidget):
 
     def confirm_reject(self) -> None:
         """Ask for the rejection with the typed reason; a blank reason only says one is required."""
+        self.build()
         reason = self.detail.reason_edit.text().strip()
         if not reason:
             self.detail.reason_error.show()
@@ -214,6 +233,7 @@ class ReviewQueueView(QWidget):
 
     def _typing(self) -> bool:
         # Single letters belong to the reason field while it has the keyboard.
+        self.build()
         return self.detail.reason_edit.hasFocus()
 
     def _approve(self) -> None:
@@ -272,6 +292,7 @@ class ReviewQueueView(QWidget):
         self.detail.reason_error.hide()
 
     def _close_reject(self) -> None:
+        self.build()
         self._rejecting = None
         focus = QApplication.focusWidget()
         inside = focus is not None and self.isAncestorOf(focus)
@@ -289,6 +310,8 @@ class ReviewQueueView(QWidget):
 
     def _recolour(self) -> None:
         self._recolour_pending = False
+        if not self._built:   # made with the current colours
+            return
         self._apply_colours()
         self.detail.apply_colours()
         self.list.viewport().update()

@@ -86,7 +86,8 @@ class ReviewFeature(Feature):
         from skill_studio.ui.review.queue_view import ReviewQueueView
 
         shell, a = self.shell, self.actions
-        queue = ReviewQueueView(shell.store, parent)
+        queue = ReviewQueueView(shell.store, parent, lazy=True)   # its widgets after the first paint
+        shell.after_first_paint(queue.build)
         queue.countChanged.connect(self._queue_count)
         queue.approveRequested.connect(lambda n: a.move([n], "promote", APPROVE_REASON))
         queue.rejectRequested.connect(lambda n, why: a.move([n], "archive", why))

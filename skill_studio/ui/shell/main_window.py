@@ -19,6 +19,7 @@ from skill_studio.ui.library.models import SkillListModel
 from skill_studio.ui.library.stats_bar import StatsBar
 from skill_studio.ui.safe_text import warning
 from skill_studio.ui.settings import StudioSettings
+from skill_studio.ui.shell.after_paint import AfterFirstPaint
 from skill_studio.ui.shell.commands import Commands
 from skill_studio.ui.shell.feature import Feature, PageSpec
 from skill_studio.ui.shell.store_watch import StoreWatcher
@@ -31,6 +32,9 @@ class MainWindow(QMainWindow):
 
     ``changed(ChangeSet)`` is the one way changes reach the views: emitted once per operation
     (:meth:`publish`) and for changes another process made (the store watcher).
+
+    The first frame shows the skills; the stats bar's figures, the tag filter's tags and what
+    features leave for later (:meth:`after_first_paint`) come right after it.
     """
 
     changed = Signal(object)   # ChangeSet
@@ -45,7 +49,7 @@ class MainWindow(QMainWindow):
 
         self.model = SkillListModel(store, self)
         self.browser = BrowserWidget(self.model, self, load=False)   # read by restore_state below
-        self.stats = StatsBar(store, self)
+        self.stats = StatsBar(store, self, load=False)   # after the first paint
         self.details = DetailPanel(store, self)
 
         left = QWidget(self)
@@ -84,6 +88,7 @@ class MainWindow(QMainWindow):
         self._pages: dict[str, PageSpec] = {}
         self._open_pages: dict[str, QWidget] = {}
         self._pending: ChangeSet | None = None   # collected while a batch is open
+        self._later = AfterFirstPaint(self, wanted=lambda: not store.closed)   # none after the store closed
         if features is None:
             from skill_studio.ui.shell.features import FEATURES
 
@@ -104,15 +109,17 @@ class MainWindow(QMainWindow):
         for view in (self.browser.card_view, self.browser.table_view):
             view.setContextMenuPolicy(Qt.CustomContextMenu)
             view.customContextMenuRequested.connect(lambda pos, v=view: self._context_menu_at(v, pos))
-        self.browser.filtersChanged.connect(self.stats.update_stats)
         self.browser.skillActivated.connect(self.open_designer)
         self.details.openRequested.connect(self.open_designer)
         self.details.skillLinkActivated.connect(self.reveal)
         for feature in self.features:
             feature.attach()
         self.browser.restore_state(settings.browser_state)  # applies the saved filters once
+        self.browser.filtersChanged.connect(self.stats.update_stats)
+        self._later.watch(self.browser.current_view().viewport())
+        self._later.add(self.browser.load_tags)
+        self._later.add(lambda: self.stats.update_stats(self.model.filters))
         self.window_actions.show_view_mode()
-        self.stats.update_stats(self.model.filters)
         self._tab_changed()
         self._on_selection(self.browser.selected_names())
         self._restore_geometry()
@@ -139,6 +146,14 @@ class MainWindow(QMainWindow):
     def action(self, action_id: str) -> QAction:
         """The action with this id (KeyError if no feature declares it)."""
         return self.actions[action_id]
+
+    def settled(self) -> bool:
+        """Whether what waits for the first paint has run (the stats bar's figures, the tags...)."""
+        return self._later.done
+
+    def after_first_paint(self, task) -> None:
+        """Run ``task`` right after the window's first frame is painted (at once if it was)."""
+        self._later.add(task)
 
     def feature(self, feature_id: str) -> Feature | None:
         return next((f for f in self.features if f.id == feature_id), None)
