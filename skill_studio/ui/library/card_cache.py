@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QAbstractScrollArea, QStyleOptionViewItem
 
@@ -45,6 +45,9 @@ class CardPixmaps:
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._items
 
     @property
     def bytes(self) -> int:
@@ -92,28 +95,112 @@ def background_of(option: QStyleOptionViewItem) -> QColor | None:
 
 
 def paint_through(cache: CardPixmaps, painter: QPainter, option: QStyleOptionViewItem, key: Hashable,
-                  paint: Callable[[QPainter], None], back: QColor | None) -> None:
-    """Copy the picture of the cell ``key`` names into ``option.rect``, drawn first with ``paint``
-    (which draws the cell at ``option.rect``) when it is not cached. Where a copy could differ from
-    drawing in place (a fractional device pixel ratio, a background ``back`` that is not one colour:
-    None), the cell is drawn in place."""
-    ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
-    if back is None or ratio != int(ratio) or ratio < 1:
-        paint(painter)
-        return
+                  paint: Callable[[QPainter, bool], None], back: QColor | None,
+                  base: Callable[[float], QPixmap | None] | None = None) -> None:
+    """Copy the picture of the cell ``key`` names into ``option.rect``, drawn first with
+    ``paint(painter, based)`` (which draws the cell with its top left corner at (0, 0)) when it is not
+    cached. ``base(ratio)``, when given, is a picture of the cell's size the drawing starts from
+    instead of the plain ``back``; ``based`` says whether it did (``paint`` leaves out what it
+    holds). Where a copy could differ from drawing in place (a fractional device pixel ratio, a
+    background ``back`` that is not one colour: None), the cell is drawn in place."""
+    device = painter.device()
+    ratio = device.devicePixelRatioF() if device is not None else 1.0
     rect = option.rect
-    full = (key, rect.width(), rect.height(), ratio, back.rgba())
+    pixmap = picture(cache, ratio, rect.size(), key, paint, back, base)
+    if pixmap is None:
+        paint_at(painter, rect.topLeft(), lambda p: paint(p, False))
+    else:
+        painter.drawPixmap(rect.topLeft(), pixmap)
+
+
+def picture(cache: CardPixmaps, ratio: float, size: QSize, key: Hashable, paint: Callable[[QPainter, bool], None],
+            back: QColor | None, base: Callable[[float], QPixmap | None] | None = None) -> QPixmap | None:
+    """The kept picture of the cell ``key`` names, ``size`` big at the device pixel ratio ``ratio``
+    (see :func:`paint_through`), drawn and kept first when it is not yet; None where a picture could
+    differ from drawing in place."""
+    if back is None or ratio != int(ratio) or ratio < 1:
+        return None
+    full = (key, size.width(), size.height(), ratio, back.rgba())
     pixmap = cache.get(full)
     if pixmap is None:
-        pixmap = QPixmap(rect.width() * int(ratio), rect.height() * int(ratio))
+        pixmap = render(size.width(), size.height(), ratio, back, paint, base)
+        cache.put(full, pixmap)
+    return pixmap
+
+
+def cached(cache: CardPixmaps, ratio: float, size: QSize, key: Hashable, back: QColor | None) -> bool:
+    """Whether the picture :func:`picture` gives for these is kept already."""
+    return back is not None and (key, size.width(), size.height(), ratio, back.rgba()) in cache
+
+
+def paint_at(painter: QPainter, at: QPoint, paint: Callable[[QPainter], None]) -> None:
+    """Run ``paint`` (which draws at (0, 0)) with ``painter`` moved to ``at``."""
+    painter.translate(at)
+    try:
+        paint(painter)
+    finally:
+        painter.translate(-at)
+
+
+def render(width: int, height: int, ratio: float, back: QColor, paint: Callable[[QPainter, bool], None],
+           base: Callable[[float], QPixmap | None] | None = None) -> QPixmap:
+    """A picture ``width`` x ``height`` (logical pixels) at the device pixel ratio ``ratio`` painted
+    by ``paint(painter, based)``, over ``base(ratio)`` when there is one (``based``), else over the
+    plain ``back``."""
+    start = base(ratio) if base is not None else None
+    if start is not None:
+        pixmap = QPixmap(start)   # shared until painted: the painter below copies it
+    else:
+        pixmap = QPixmap(width * int(ratio), height * int(ratio))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(back)
+    inner = QPainter(pixmap)
+    paint(inner, start is not None)
+    inner.end()
+    return pixmap
+
+
+def part_pixmap(cache: CardPixmaps, ratio: float, size: QSize, back: QColor, key: Hashable,
+                draw: Callable[[QPainter, QRect], None], hints: QPainter.RenderHint | None = None) -> QPixmap:
+    """The kept picture of a part (see :func:`blit_part`) ``size`` big at the device pixel ratio
+    ``ratio``, drawn and kept first when it is not yet."""
+    full = (key, size.width(), size.height(), ratio, back.rgba())
+    pixmap = cache.get(full)
+    if pixmap is None:
+        pixmap = QPixmap(size.width() * int(ratio), size.height() * int(ratio))
         pixmap.setDevicePixelRatio(ratio)
         pixmap.fill(back)
         inner = QPainter(pixmap)
-        inner.translate(-rect.left(), -rect.top())
-        paint(inner)
+        if hints is not None:
+            inner.setRenderHints(hints)
+        draw(inner, QRect(0, 0, size.width(), size.height()))
         inner.end()
         cache.put(full, pixmap)
-    painter.drawPixmap(rect.topLeft(), pixmap)
+    return pixmap
+
+
+class PartBlitter:
+    """Draws the parts of one card that sit on its plain colour ``back`` (see :func:`blit_part`)
+    through ``cache``; what every part of the card shares (the device pixel ratio, the colour) is
+    read once."""
+
+    def __init__(self, cache: CardPixmaps | None, painter: QPainter, back: QColor):
+        device = painter.device()
+        self.ratio = device.devicePixelRatioF() if device is not None else 1.0
+        self.cache = cache if self.ratio == int(self.ratio) and self.ratio >= 1 else None
+        self.painter = painter
+        self.back = back
+        self._shade = back.rgba()
+
+    def __call__(self, rect: QRect, key: Hashable, draw: Callable[[QPainter, QRect], None]) -> None:
+        cache = self.cache
+        if cache is None or rect.isEmpty():
+            draw(self.painter, rect)
+            return
+        pixmap = cache.get((key, rect.width(), rect.height(), self.ratio, self._shade))
+        if pixmap is None:
+            pixmap = part_pixmap(cache, self.ratio, rect.size(), self.back, key, draw, self.painter.renderHints())
+        self.painter.drawPixmap(rect.topLeft(), pixmap)
 
 
 def blit_part(cache: CardPixmaps | None, painter: QPainter, rect: QRect, back: QColor, key: Hashable,
@@ -122,20 +209,4 @@ def blit_part(cache: CardPixmaps | None, painter: QPainter, rect: QRect, back: Q
     chip): ``draw(painter, rect)`` draws it; its picture is kept in ``cache`` under ``key`` and
     copied the next times. Without a cache, or on a fractional device pixel ratio, it is drawn in
     place."""
-    device = painter.device()
-    ratio = device.devicePixelRatioF() if device is not None else 1.0
-    if cache is None or ratio != int(ratio) or ratio < 1 or rect.isEmpty():
-        draw(painter, rect)
-        return
-    full = (key, rect.width(), rect.height(), ratio, back.rgba())
-    pixmap = cache.get(full)
-    if pixmap is None:
-        pixmap = QPixmap(rect.width() * int(ratio), rect.height() * int(ratio))
-        pixmap.setDevicePixelRatio(ratio)
-        pixmap.fill(back)
-        inner = QPainter(pixmap)
-        inner.setRenderHints(painter.renderHints())
-        draw(inner, QRect(0, 0, rect.width(), rect.height()))
-        inner.end()
-        cache.put(full, pixmap)
-    painter.drawPixmap(rect.topLeft(), pixmap)
+    PartBlitter(cache, painter, back)(rect, key, draw)

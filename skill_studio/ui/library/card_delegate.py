@@ -4,7 +4,7 @@ many cards share, are copied from pictures kept in card_cache."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QToolTip
 
 from skill_studio.core.format.verdict import Verdict
@@ -12,10 +12,14 @@ from skill_studio.core.model import Lifecycle, Skill, TrustTier
 from skill_studio.ui.library.card_cache import (
     PART_BUDGET,
     CardPixmaps,
+    PartBlitter,
     background_of,
-    blit_part,
+    cached,
     card_content,
+    paint_at,
     paint_through,
+    part_pixmap,
+    picture,
 )
 from skill_studio.ui.library.card_layout import (  # noqa: F401 - the layout's names, as before
     CARD_WIDTH,
@@ -26,6 +30,7 @@ from skill_studio.ui.library.card_layout import (  # noqa: F401 - the layout's n
     PAD,
     RADIUS,
     CardFonts,
+    CardKit,
     CardLayout,
     card_layout,
     card_size,
@@ -33,10 +38,17 @@ from skill_studio.ui.library.card_layout import (  # noqa: F401 - the layout's n
     elided_lines,
     tag_chips,
 )
-from skill_studio.ui.library.marks import draw_icon, draw_stars, draw_verdict, star_at
+from skill_studio.ui.library.marks import draw_badge, draw_bar, draw_chip, draw_icon, draw_stars, draw_verdict, star_at
 from skill_studio.ui.library.models import NAME_ROLE, SKILL_ROLE, VERDICT_ROLE
 from skill_studio.ui.safe_text import literal
-from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, Tokens, current_tokens
+from skill_studio.ui.theme import Tokens, current_tokens
+
+
+def _state(option) -> tuple[bool, bool, bool]:
+    """(selected, hovered, focused) of the cell ``option`` paints."""
+    flags = option.state
+    return (bool(flags & QStyle.State_Selected), bool(flags & QStyle.State_MouseOver),
+            bool(flags & QStyle.State_HasFocus))
 
 
 class CardDelegate(QStyledItemDelegate):
@@ -58,6 +70,8 @@ class CardDelegate(QStyledItemDelegate):
         self.parts: CardPixmaps | None = CardPixmaps(PART_BUDGET)
         self._theme_numbers: dict[Tokens, int] = {}
         self._theme_seen: tuple[Tokens, int] | None = None
+        self._geos: dict[tuple, CardLayout] = {}   # cards' layouts at (0, 0), for the fonts of _fonts
+        self._kits: dict[tuple[str, int], CardKit] = {}
 
     def tokens(self) -> Tokens:
         return self._tokens or current_tokens()
@@ -76,10 +90,9 @@ class CardDelegate(QStyledItemDelegate):
         if self._fonts is None or self._fonts[0] != font or self._fonts[2].width() != self.card_width:
             fonts = CardFonts.of(font)
             self._fonts = (QFont(font), fonts, card_size(fonts, self.card_width), font.key())
+            self._geos = {}
+            self._kits = {}
         return self._fonts[1]
-
-    def _layout_in(self, cell: QRect, fonts: CardFonts) -> CardLayout:
-        return card_layout(cell.adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN), fonts)
 
     def _layout(self, option, skill: Skill | None) -> CardLayout:
         label = Lifecycle(skill.lifecycle).label if skill is not None else "Candidate"
@@ -96,38 +109,100 @@ class CardDelegate(QStyledItemDelegate):
     def paint(self, painter: QPainter, option, index) -> None:
         skill = index.data(SKILL_ROLE)
         verdict = index.data(VERDICT_ROLE) if skill is not None else None
+        if self.cache is None or skill is None:
+            t, fonts, state = self.tokens(), self._card_fonts(option.font), _state(option)
+            w, h = option.rect.width(), option.rect.height()
+            under = background_of(option) if skill is not None else None
+            paint_at(painter, option.rect.topLeft(),
+                     lambda p: self._paint_card(p, w, h, state, skill, verdict, t, fonts, under))
+            return
+        paint_through(self.cache, painter, option, *self._plan(option, skill, verdict))
+
+    def warm(self, option, index, ratio: float) -> bool:
+        """Draw the card of ``index`` into the kept pictures as :meth:`paint` would at the device
+        pixel ratio ``ratio``, without showing it (so painting it later only copies it); whether it
+        was drawn now (False: kept already, not loaded, or not kept at all)."""
+        skill = index.data(SKILL_ROLE)
+        if self.cache is None or skill is None:
+            return False
+        key, paint, under, base = self._plan(option, skill, index.data(VERDICT_ROLE))
+        size = option.rect.size()
+        if cached(self.cache, ratio, size, key, under):
+            return False
+        return picture(self.cache, ratio, size, key, paint, under, base) is not None
+
+    def _plan(self, option, skill: Skill, verdict: Verdict | None) -> tuple:
+        """What the kept picture of a card needs: (key, paint, background, base) for paint_through."""
         t = self.tokens()
         fonts = self._card_fonts(option.font)
-        under = background_of(option) if skill is not None else None
-        if self.cache is None or skill is None:
-            self._paint_card(painter, option, skill, verdict, t, fonts, under)
-            return
+        under = background_of(option)
+        state = _state(option)
+        w, h = option.rect.width(), option.rect.height()
         assert self._fonts is not None
-        state = tuple(bool(option.state & flag) for flag in (QStyle.State_Selected, QStyle.State_MouseOver,
-                                                            QStyle.State_HasFocus))
         key = (card_content(skill, verdict), state, self._fonts[3], self._theme_key(t))
-        paint_through(self.cache, painter, option, key,
-                      lambda p: self._paint_card(p, option, skill, verdict, t, fonts, under), under)
+        base = None
+        if self.parts is not None and under is not None:
+            back = under
+            base = lambda ratio: self._frame(ratio, w, h, state, t, fonts, back)  # noqa: E731
+        return (key, lambda p, framed: self._paint_card(p, w, h, state, skill, verdict, t, fonts, under, framed),
+                under, base)
 
-    def _paint_card(self, painter: QPainter, option, skill: Skill | None, verdict: Verdict | None,
-                    t: Tokens, fonts: CardFonts, under: QColor | None = None) -> None:
-        geo = self._layout(option, skill)
+    def _geo(self, fonts: CardFonts, w: int, h: int, label: str = "Candidate", pinned: bool = False) -> CardLayout:
+        """The layout of a card whose cell is ``w`` x ``h`` with its top left corner at (0, 0) (kept:
+        every card of a size, lifecycle and pin shares it; nothing may change it)."""
+        key = (w, h, label, pinned)
+        geo = self._geos.get(key)
+        if geo is None:
+            geo = self._geos[key] = card_layout(QRect(MARGIN, MARGIN, w - 2 * MARGIN, h - 2 * MARGIN), fonts,
+                                                label, pinned)
+        return geo
+
+    def _frame(self, ratio: float, w: int, h: int, state: tuple[bool, bool, bool], t: Tokens, fonts: CardFonts,
+               under: QColor) -> QPixmap | None:
+        """The kept picture of the frame every card in ``state`` shares (its outline, its fill and
+        the bars' labels) on ``under``, ``w`` x ``h``."""
+        if self.parts is None:
+            return None
+        selected, hovered, _focused = state
+        back = t.selection if selected else t.surface_alt if hovered else t.surface
+        border = t.accent if selected else t.border
+        frame = (border, back, self._fonts[3] if self._fonts is not None else "", self._theme_key(t))
+
+        def draw(p: QPainter, _r: QRect) -> None:
+            p.setRenderHint(QPainter.Antialiasing, True)
+            p.setRenderHint(QPainter.TextAntialiasing, True)
+            _draw_frame(p, self._geo(fonts, w, h), border, back, fonts.small, t)
+        return part_pixmap(self.parts, ratio, QSize(w, h), under, ("frame", frame), draw)
+
+    def _paint_card(self, painter: QPainter, w: int, h: int, state: tuple[bool, bool, bool], skill: Skill | None,
+                    verdict: Verdict | None, t: Tokens, fonts: CardFonts, under: QColor | None = None,
+                    framed: bool = False) -> None:
+        """Draw the card of a cell ``w`` x ``h`` at (0, 0); ``framed``: the frame is drawn already."""
+        if skill is None:
+            geo = self._geo(fonts, w, h)
+        else:
+            geo = self._geo(fonts, w, h, Lifecycle(skill.lifecycle).label, bool(skill.pinned))
         painter.save()
         painter.setRenderHint(QPainter.Antialiasing, True)
         painter.setRenderHint(QPainter.TextAntialiasing, True)
 
-        selected = bool(option.state & QStyle.State_Selected)
-        hovered = bool(option.state & QStyle.State_MouseOver)
+        selected, hovered, focused = state
         back = t.selection if selected else t.surface_alt if hovered else t.surface
         border = t.accent if selected else t.border
         card = QRectF(geo.card).adjusted(0.5, 0.5, -0.5, -0.5)
         # The frame (the card's outline, its fill and the bars' labels) is the same on every card.
         if self.parts is None:
             under = None
-        if under is not None:
-            frame = (border, back, self._fonts[3] if self._fonts is not None else "", self._theme_key(t))
-            blit_part(self.parts, painter, option.rect, under, ("frame", frame),
-                      lambda p, r: _draw_frame(p, self._layout_in(r, fonts), border, back, fonts.small, t))
+        if framed:
+            pass
+        elif under is not None:
+            ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+            if ratio == int(ratio) and ratio >= 1:
+                frame = self._frame(ratio, w, h, state, t, fonts, under)
+                assert frame is not None
+                painter.drawPixmap(0, 0, frame)
+            else:
+                _draw_frame(painter, geo, border, back, fonts.small, t)
         else:
             painter.setPen(QPen(QColor(border), 1))
             painter.setBrush(QColor(back))
@@ -136,8 +211,9 @@ class CardDelegate(QStyledItemDelegate):
         if skill is None:
             self._paint_placeholder(painter, geo, t)
         else:
-            self._paint_skill(painter, geo, fonts, skill, verdict, t, QColor(back), framed=under is not None)
-        if option.state & QStyle.State_HasFocus and selected:
+            self._paint_skill(painter, geo, fonts, skill, verdict, t, QColor(back),
+                              framed=framed or under is not None)
+        if focused and selected:
             painter.setPen(QPen(QColor(t.accent), 1, Qt.DotLine))
             painter.setBrush(Qt.NoBrush)
             painter.drawRoundedRect(card.adjusted(2, 2, -2, -2), RADIUS - 2, RADIUS - 2)
@@ -150,77 +226,70 @@ class CardDelegate(QStyledItemDelegate):
             r = QRectF(rect.left(), rect.top() + 3, rect.width() * frac, min(rect.height() - 6, 10))
             painter.drawRoundedRect(r, 3, 3)
 
+    def _kit(self, fonts: CardFonts, t: Tokens) -> CardKit:
+        """What every card drawn with these fonts and colours shares (kept per fonts and theme)."""
+        font_key = self._fonts[3] if self._fonts is not None else fonts.base.key()
+        key = (font_key, self._theme_key(t))
+        kit = self._kits.get(key)
+        if kit is None or kit.fonts is not fonts:
+            kit = self._kits[key] = CardKit(fonts, t, key)
+        return kit
+
     def _paint_skill(self, painter: QPainter, geo: CardLayout, fonts: CardFonts, skill: Skill,
                      verdict: Verdict | None, t: Tokens, back: QColor, framed: bool = False) -> None:
-        text, muted = QColor(t.text), QColor(t.text_muted)
-        font_key = self._fonts[3] if self._fonts is not None else fonts.base.key()
-        theme = self._theme_key(t)
-        style = (font_key, theme)
+        kit = self._kit(fonts, t)
+        style = kit.style
+        font_key, theme = style
+        blit = PartBlitter(self.parts, painter, back)
 
         painter.setFont(fonts.name)
-        painter.setPen(text)
-        name = QFontMetrics(fonts.name).elidedText(skill.name, Qt.ElideRight, geo.name_row.width())
-        painter.drawText(geo.name_row, Qt.AlignLeft | Qt.AlignVCenter, name)
+        painter.setPen(kit.text)
+        room = geo.name_row.width()
+        kit.title.draw(painter, geo.name_row, kit.name.elidedText(skill.name, Qt.ElideRight, room), room)
         if verdict is not None:
-            blit_part(self.parts, painter, geo.verdict, back, ("verdict", bool(verdict.valid), theme),
-                      lambda p, r: draw_verdict(p, r, verdict, t))
+            blit(geo.verdict, ("verdict", bool(verdict.valid), theme), lambda p, r: draw_verdict(p, r, verdict, t))
         if skill.pinned:
-            blit_part(self.parts, painter, geo.pin, back, ("pin", theme),
-                      lambda p, r: draw_icon(p, r, "pin", t.text_muted))
+            blit(geo.pin, ("pin", theme), lambda p, r: draw_icon(p, r, "pin", t.text_muted))
 
         lifecycle = Lifecycle(skill.lifecycle)
-        blit_part(self.parts, painter, geo.badge, back, ("badge", lifecycle, font_key),
-                  lambda p, r: _draw_badge(p, r, lifecycle, fonts.small))
+        blit(geo.badge, ("badge", lifecycle, font_key), lambda p, r: draw_badge(p, r, lifecycle, fonts.small))
 
-        fm = QFontMetrics(fonts.base)
         painter.setFont(fonts.base)
         tier = int(skill.trust_tier)
-        blit_part(self.parts, painter, geo.stars, back, ("stars", tier, theme),
-                  lambda p, r: draw_stars(p, r, tier, t))
-        painter.setPen(muted)
+        blit(geo.stars, ("stars", tier, theme), lambda p, r: draw_stars(p, r, tier, t))
+        painter.setPen(kit.muted)
         origin = getattr(skill.origin, "value", skill.origin)
-        after_stars = geo.meta_row.adjusted(geo.stars.width() + 8, 0, 0, 0)
-        for rect, align, words in ((after_stars, Qt.AlignLeft, f"·  {origin}"),
-                                   (geo.meta_row, Qt.AlignRight, f"v{skill.version}")):
+        for left, words in ((True, f"·  {origin}"), (False, f"v{skill.version}")):
+            rect, part, room = kit.meta(geo, left, words)
             if self.parts is None:
-                painter.drawText(rect, align | Qt.AlignVCenter, words)
+                painter.drawText(rect, (Qt.AlignLeft if left else Qt.AlignRight) | Qt.AlignVCenter, words)
                 continue
-            wide = fm.horizontalAdvance(words) + 2 * PAD   # its room (ink may stand out of the advance)
-            part = rect.adjusted(0, 0, wide - rect.width(), 0) if align == Qt.AlignLeft else \
-                rect.adjusted(rect.width() - wide, 0, 0, 0)
-            part = part.intersected(geo.card.adjusted(1, 1, -1, -1))
-            room = (rect.left() - part.left(), rect.right() - part.right())   # the text's rect, from the part's
-            blit_part(self.parts, painter, part, back, ("meta", words, align == Qt.AlignLeft, style),
-                      lambda p, r, a=align, w=words, x=room: _draw_text(p, r.adjusted(x[0], 0, x[1], 0), a, w,
-                                                                          fonts.base, muted))
+            blit(part, ("meta", words, left, style),
+                 lambda p, r, a=Qt.AlignLeft if left else Qt.AlignRight, w=words, x=room:
+                 _draw_text(p, r.adjusted(x[0], 0, x[1], 0), a, w, fonts.base, kit.muted))
 
-        painter.setPen(text)
-        line_h = fm.lineSpacing()
-        for i, line in enumerate(elided_lines(skill.description or "", fonts.base,
-                                              geo.description.width(), DESC_LINES)):
-            r = QRect(geo.description.left(), geo.description.top() + i * line_h,
-                      geo.description.width(), line_h)
-            painter.drawText(r, Qt.AlignLeft | Qt.AlignVCenter, line)
+        painter.setPen(kit.text)
+        kit.lines.draw_wrapped(painter, skill.description or "", geo.description, kit.line_height, DESC_LINES)
 
-        self._paint_tags(painter, geo.tags_row, fonts.small, skill.tags, t, back, style)
+        self._paint_tags(painter, geo.tags_row, fonts.small, skill.tags, t, back, style, kit, blit)
         for label_rect, bar, label, value, colour in (
                 (geo.utility_label, geo.utility_bar, "Utility", skill.utility_score, t.bar_utility),
                 (geo.freshness_label, geo.freshness_bar, "Freshness", skill.freshness, t.bar_freshness)):
             if not framed:   # else the frame holds the label
                 _draw_label(painter, label_rect, label, fonts.small, t)
             frac = min(1.0, max(0.0, float(value or 0.0)))
-            blit_part(self.parts, painter, bar, back, ("bar", colour, frac, theme),
-                      lambda p, r, f=frac, c=colour: _draw_bar(p, r, f, c, t))
+            blit(bar, ("bar", colour, frac, theme), lambda p, r, f=frac, c=colour: draw_bar(p, r, f, c, t))
 
     def _paint_tags(self, painter: QPainter, row: QRect, font: QFont, tags: list[str], t: Tokens,
-                    back: QColor, style: tuple[str, int]) -> None:
-        chips, rest_rect, rest = tag_chips(row, font, tags)
+                    back: QColor, style: tuple[str, int], kit: CardKit | None = None,
+                    blit: PartBlitter | None = None) -> None:
+        chips, rest_rect, rest = tag_chips(row, font, tags, kit.small if kit is not None else None)
+        blit = blit if blit is not None else PartBlitter(self.parts, painter, back)
         for chip, text, _tag in chips:
-            blit_part(self.parts, painter, chip, back, ("chip", text, style),
-                      lambda p, r, text=text: _draw_chip(p, r, text, font, t))
+            blit(chip, ("chip", text, style), lambda p, r, text=text: draw_chip(p, r, text, font, t))
         if rest:
             painter.setFont(font)
-            painter.setPen(QColor(t.text_muted))
+            painter.setPen(kit.muted if kit is not None else QColor(t.text_muted))
             painter.drawText(rest_rect, Qt.AlignLeft | Qt.AlignVCenter, rest)
 
     # --- what is under the mouse ---------------------------------------------------
@@ -302,36 +371,6 @@ class CardDelegate(QStyledItemDelegate):
 
 
 # --- the parts many cards share (drawn at ``rect``, each setting all it draws with) ------------
-
-def _draw_badge(painter: QPainter, rect: QRect, lifecycle: Lifecycle, font: QFont) -> None:
-    painter.setPen(Qt.NoPen)
-    painter.setBrush(QColor(LIFECYCLE_COLORS[lifecycle]))
-    painter.drawRoundedRect(QRectF(rect), rect.height() / 2, rect.height() / 2)
-    painter.setFont(font)
-    painter.setPen(QColor(ON_FILL))
-    painter.drawText(rect, Qt.AlignCenter, lifecycle.label)
-
-
-def _draw_chip(painter: QPainter, rect: QRect, text: str, font: QFont, t: Tokens) -> None:
-    path = QPainterPath()
-    path.addRoundedRect(QRectF(rect).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
-    painter.setPen(QPen(QColor(t.border), 1))
-    painter.setBrush(QColor(t.surface_alt))
-    painter.drawPath(path)
-    painter.setFont(font)
-    painter.setPen(QColor(t.text_muted))
-    painter.drawText(rect, Qt.AlignCenter, text)
-
-
-def _draw_bar(painter: QPainter, bar: QRect, frac: float, colour: str, t: Tokens) -> None:
-    painter.setPen(Qt.NoPen)
-    painter.setBrush(QColor(t.bar_back))
-    painter.drawRoundedRect(QRectF(bar), 3, 3)
-    if frac > 0:
-        painter.setBrush(QColor(colour))
-        painter.drawRoundedRect(QRectF(bar.left(), bar.top(), max(bar.height(), bar.width() * frac),
-                                       bar.height()), 3, 3)
-
 
 def _draw_frame(painter: QPainter, geo: CardLayout, border: str, back: str, font: QFont, t: Tokens) -> None:
     painter.setPen(QPen(QColor(border), 1))

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QTextLayout
+from PySide6.QtCore import QPointF, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QTextLayout
 
 from skill_studio.ui.library.marks import stars_width
+from skill_studio.ui.theme import Tokens
 
 CARD_WIDTH = 300  # a card's width until the view says how wide its columns are
 MIN_CARD_WIDTH = 260
@@ -116,10 +117,36 @@ def card_layout(rect: QRect, fonts: CardFonts, lifecycle_label: str = "Candidate
                       utility_bar, freshness_label, freshness_bar, badge, verdict, pin)
 
 
-def tag_chips(row: QRect, font: QFont, tags: list[str]) -> tuple[list[tuple[QRect, str, str]], QRect, str]:
+class Advances:
+    """A font's metrics with the advances of the short words cards repeat (tags, "+2", "v3")
+    remembered: measuring a word shapes it again each time."""
+
+    LIMIT = 4096   # words remembered; then forgotten all at once and measured again
+
+    def __init__(self, font: QFont):
+        self.metrics = QFontMetrics(font)
+        self._known: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        known = self._known.get(text)
+        if known is None:
+            if len(self._known) >= self.LIMIT:
+                self._known.clear()
+            known = self._known[text] = self.metrics.horizontalAdvance(text)
+        return known
+
+    def horizontalAdvance(self, text: str) -> int:
+        return self(text)
+
+    def elidedText(self, text: str, mode, width: int) -> str:
+        return self.metrics.elidedText(text, mode, width)
+
+
+def tag_chips(row: QRect, font: QFont, tags: list[str], metrics: Advances | None = None
+              ) -> tuple[list[tuple[QRect, str, str]], QRect, str]:
     """The chips of a card's tags row: (rectangle, text shown, tag) each, then where the "+N" of the
-    tags left out goes and its text ('' when every tag is shown)."""
-    fm = QFontMetrics(font)
+    tags left out goes and its text ('' when every tag is shown). ``metrics``: the font's, if kept."""
+    fm: Advances | QFontMetrics = metrics if metrics is not None else QFontMetrics(font)
     x, right = row.left(), row.right()
     chips: list[tuple[QRect, str, str]] = []
     shown = tags[:MAX_TAGS]
@@ -141,23 +168,126 @@ def tag_chips(row: QRect, font: QFont, tags: list[str]) -> tuple[list[tuple[QRec
 
 def elided_lines(text: str, font: QFont, width: int, max_lines: int) -> list[str]:
     """``text`` wrapped to ``width``; at most ``max_lines`` lines, the last elided if text remains."""
+    return [line for line, _wide in laid_lines(text, font, width, max_lines)]
+
+
+def laid_lines(text: str, font: QFont, width: int, max_lines: int) -> list[tuple[str, float]]:
+    """:func:`elided_lines` with the width each line takes (its natural width; ``width`` at most for
+    the elided last line)."""
     text = " ".join(text.split())
     if not text or width <= 0:
         return []
     layout = QTextLayout(text, font)
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, float]] = []
     layout.beginLayout()
     while len(spans) < max_lines:
         line = layout.createLine()
         if not line.isValid():
             break
         line.setLineWidth(width)
-        spans.append((line.textStart(), line.textLength()))
+        spans.append((line.textStart(), line.textLength(), line.naturalTextWidth()))
     layout.endLayout()
-    lines = [text[s:s + n].rstrip() for s, n in spans]
+    lines = [(text[s:s + n].rstrip(), wide) for s, n, wide in spans]
     if spans:
         start = spans[-1][0]
         rest = text[start:]
         if len(rest) > spans[-1][1]:
-            lines[-1] = QFontMetrics(font).elidedText(rest, Qt.ElideRight, width)
+            lines[-1] = (QFontMetrics(font).elidedText(rest, Qt.ElideRight, width), float(width))
     return lines
+
+
+class LineDrawer:
+    """Draws one line of text left-aligned and centred vertically in a rectangle, exactly as
+    ``QPainter.drawText(rect, Qt.AlignLeft | Qt.AlignVCenter, text)`` does, but at its baseline
+    when that is the same (the text is shaped once, not laid out in the rectangle first): for text
+    every glyph of which the font has (ASCII, and the ellipsis when the font has it), that fits the
+    rectangle."""
+
+    def __init__(self, font: QFont):
+        self._font = QFont(font)
+        metrics = QFontMetricsF(font)
+        self._ascent = metrics.ascent()
+        self._height = metrics.ascent() + metrics.descent()
+        self._metrics = QFontMetrics(font)
+        self._ellipsis = self._metrics.inFont("\u2026")
+
+    def plain(self, text: str) -> bool:
+        """Whether ``text`` is drawn with the font's own glyphs only."""
+        if text.endswith("\u2026") and self._ellipsis:
+            text = text[:-1]
+        return text.isascii() and text.isprintable()
+
+    def draw(self, painter: QPainter, rect: QRect, text: str, wide: float) -> None:
+        """Draw ``text`` (``wide`` pixels wide) in ``rect``: the painter's font must be this font."""
+        if wide <= rect.width() and self._height <= rect.height() and self.plain(text):
+            y = rect.top() + (rect.height() - self._height) / 2 + self._ascent
+            painter.drawText(QPointF(rect.left(), y), text)
+        else:
+            painter.drawText(rect, Qt.AlignLeft | Qt.AlignVCenter, text)
+
+    def draw_wrapped(self, painter: QPainter, text: str, box: QRect, line_height: int, max_lines: int) -> None:
+        """Draw ``text`` as :meth:`draw` draws each line of ``elided_lines(text, font, box.width(),
+        max_lines)`` in rows ``line_height`` high from the top of ``box``; the lines the text is
+        wrapped into are drawn from that layout (shaped once) where that is the same (text of
+        the font's own glyphs only)."""
+        text = " ".join(text.split())
+        width = box.width()
+        if not text or width <= 0:
+            return
+        layout = QTextLayout(text, self._font)
+        lines = []
+        layout.beginLayout()
+        while len(lines) < max_lines:
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            line.setLineWidth(width)
+            lines.append(line)
+        layout.endLayout()
+        last = len(lines) - 1
+        plain = self.plain(text)   # one run of the font's own glyphs: each line is as if shaped alone
+        for i, line in enumerate(lines):
+            start, length = line.textStart(), line.textLength()
+            rect = QRect(box.left(), box.top() + i * line_height, width, line_height)
+            if i == last and len(text) - start > length:   # text remains: the rest, elided
+                self.draw(painter, rect, self._metrics.elidedText(text[start:], Qt.ElideRight, width), width)
+                continue
+            words = text[start:start + length].rstrip()
+            wide = line.naturalTextWidth()
+            if plain and wide <= width and self._height <= line_height:
+                baseline = rect.top() + (line_height - self._height) / 2 + self._ascent
+                line.draw(painter, QPointF(rect.left(), baseline - line.y() - line.ascent()))
+            else:
+                self.draw(painter, rect, words, wide)
+
+
+class CardKit:
+    """The colours and metrics every card of one set of fonts and one theme draws with."""
+
+    def __init__(self, fonts: CardFonts, t: Tokens, style: tuple[str, int]):
+        self.fonts = fonts
+        self.style = style
+        self.text, self.muted = QColor(t.text), QColor(t.text_muted)
+        self.name = QFontMetrics(fonts.name)
+        self.base = Advances(fonts.base)
+        self.small = Advances(fonts.small)
+        self.lines = LineDrawer(fonts.base)
+        self.title = LineDrawer(fonts.name)
+        self.line_height = self.base.metrics.lineSpacing()
+        self._meta: dict[tuple, tuple[QRect, QRect, tuple[int, int]]] = {}
+
+    def meta(self, geo: CardLayout, left: bool, words: str) -> tuple[QRect, QRect, tuple[int, int]]:
+        """Where ``words`` of the meta row go (after the stars when ``left``, else at its right
+        end): the text's rectangle, the part drawn on (its room: ink may stand out of the advance)
+        and the text's rectangle's edges from the part's."""
+        key = (left, words, geo.card.width(), geo.card.height(), geo.card.topLeft().toTuple())
+        found = self._meta.get(key)
+        if found is None:
+            rect = geo.meta_row.adjusted(geo.stars.width() + 8, 0, 0, 0) if left else geo.meta_row
+            wide = self.base(words) + 2 * PAD
+            part = rect.adjusted(0, 0, wide - rect.width(), 0) if left else rect.adjusted(rect.width() - wide, 0, 0, 0)
+            part = part.intersected(geo.card.adjusted(1, 1, -1, -1))
+            if len(self._meta) >= Advances.LIMIT:
+                self._meta.clear()
+            found = self._meta[key] = (rect, part, (rect.left() - part.left(), rect.right() - part.right()))
+        return found

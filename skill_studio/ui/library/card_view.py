@@ -1,13 +1,19 @@
 """The card view of the browser: cards flow to the width (as many columns as fit, sharing the row
 evenly), the parts of a card that do something on a click show a hand cursor, and while it scrolls
-the cards about to come into sight are fetched between frames."""
+the cards about to come into sight are fetched, then drawn into the kept pictures, between frames."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer
-from PySide6.QtWidgets import QAbstractItemView, QListView, QStyleOptionViewItem
+import time
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer
+from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem
 
 from skill_studio.ui.library.card_delegate import CardDelegate, columns_for
+
+#: The most one turn of the event loop between frames spends drawing the cards ahead (in seconds):
+#: the rest waits for the next turn, so input and frames are never held up for long.
+WARM_SLICE = 0.004
 
 
 class CardView(QListView):
@@ -44,11 +50,16 @@ class CardView(QListView):
         self._ahead.setSingleShot(True)
         self._ahead.setInterval(0)
         self._ahead.timeout.connect(self.fetch_ahead)
+        self._warm = QTimer(self)   # draws the cards ahead a slice at a time, after the fetch
+        self._warm.setSingleShot(True)
+        self._warm.setInterval(0)
+        self._warm.timeout.connect(self._warm_slice)
         self._at = self.verticalScrollBar().value()
         self.verticalScrollBar().valueChanged.connect(self._moved)
 
     def _moved(self, value: int) -> None:
         self._scrolled, self._at = value - self._at, value
+        self._warm.stop()
         self._ahead.start()
 
     def rows_ahead(self) -> tuple[int, int] | None:
@@ -74,6 +85,44 @@ class CardView(QListView):
         prefetch = getattr(self.model(), "prefetch", None)
         if rows is not None and prefetch is not None:
             prefetch(*rows)
+        if rows is not None:
+            self._warm.start()
+
+    def warm_ahead(self, budget: float | None = None) -> tuple[int, bool]:
+        """Draw the cards of :meth:`rows_ahead` that are not kept yet into the delegate's pictures,
+        as the view will paint them, for at most ``budget`` seconds (None: all of them); returns how
+        many were drawn and whether some are left. Painting them later only copies them."""
+        rows = self.rows_ahead()
+        model = self.model()
+        if rows is None or model is None:
+            return 0, False
+        started = time.perf_counter()
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        base_state = option.state & ~(QStyle.State_Selected | QStyle.State_MouseOver | QStyle.State_HasFocus)
+        selection, current = self.selectionModel(), self.currentIndex()
+        focused = self.hasFocus()
+        ratio = self.viewport().devicePixelRatioF()
+        drawn = 0
+        for row in range(max(0, rows[0]), min(rows[1], model.rowCount() - 1) + 1):
+            index = model.index(row, 0)
+            option.rect = QRect(QPoint(0, 0), self.visualRect(index).size())
+            state = base_state
+            if selection is not None and selection.isSelected(index):
+                state |= QStyle.State_Selected
+            if focused and index == current:
+                state |= QStyle.State_HasFocus
+            option.state = state
+            if self.card_delegate.warm(option, index, ratio):
+                drawn += 1
+                if budget is not None and time.perf_counter() - started >= budget:
+                    return drawn, row < rows[1]
+        return drawn, False
+
+    def _warm_slice(self) -> None:
+        _drawn, more = self.warm_ahead(WARM_SLICE)
+        if more:
+            self._warm.start()
 
     def columns(self) -> int:
         """How many cards a row holds now."""

@@ -7,11 +7,12 @@ import base64
 import importlib.resources
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
+from PySide6.QtGui import QColor, QFont, QIcon, QImage, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
 from skill_studio.core.format.verdict import Verdict
-from skill_studio.ui.theme import Tokens
+from skill_studio.core.model import Lifecycle
+from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, Tokens
 
 MAX_TIER = 4
 STAR_GAP = 2     # between two stars, in pixels
@@ -135,3 +136,40 @@ def verdict_icon(verdict: Verdict, t: Tokens, size: int = 16) -> QIcon:
 def icon_size(height: int) -> QSize:
     side = max(10, height)
     return QSize(side, side)
+
+
+# --- a card's badge, tag chips and score bars ---------------------------------------------------
+
+def draw_badge(painter: QPainter, rect: QRect, lifecycle: Lifecycle, font: QFont) -> None:
+    """A lifecycle badge: its label on its colour, in a pill."""
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(QColor(LIFECYCLE_COLORS[lifecycle]))
+    painter.drawRoundedRect(QRectF(rect), rect.height() / 2, rect.height() / 2)
+    painter.setFont(font)
+    painter.setPen(QColor(ON_FILL))
+    painter.drawText(rect, Qt.AlignCenter, lifecycle.label)
+
+
+
+def draw_chip(painter: QPainter, rect: QRect, text: str, font: QFont, t: Tokens) -> None:
+    """A tag chip: ``text`` in an outlined, rounded box."""
+    path = QPainterPath()
+    path.addRoundedRect(QRectF(rect).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+    painter.setPen(QPen(QColor(t.border), 1))
+    painter.setBrush(QColor(t.surface_alt))
+    painter.drawPath(path)
+    painter.setFont(font)
+    painter.setPen(QColor(t.text_muted))
+    painter.drawText(rect, Qt.AlignCenter, text)
+
+
+
+def draw_bar(painter: QPainter, bar: QRect, frac: float, colour: str, t: Tokens) -> None:
+    """A score bar filled to ``frac`` (0-1) in ``colour``."""
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(QColor(t.bar_back))
+    painter.drawRoundedRect(QRectF(bar), 3, 3)
+    if frac > 0:
+        painter.setBrush(QColor(colour))
+        painter.drawRoundedRect(QRectF(bar.left(), bar.top(), max(bar.height(), bar.width() * frac),
+                                       bar.height()), 3, 3)

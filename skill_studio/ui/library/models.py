@@ -245,6 +245,8 @@ class SkillListModel(QStandardItemModel):
         row, col = index.row(), index.column()
         if role == SKILL_ROLE:   # asked at every paint of a card: the shortest way
             return self.skill_at(row)
+        if role == VERDICT_ROLE:   # as well
+            return self.verdict_at(row)
         if role == NAME_ROLE:
             return self.name_at(row)
         if role not in (Qt.DisplayRole, Qt.ToolTipRole, SKILL_ROLE, SORT_ROLE, Qt.TextAlignmentRole,
