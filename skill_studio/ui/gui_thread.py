@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
 __all__ = ["GuiCaller", "WrongThreadError", "gui_only", "on_gui_thread", "require_gui_thread"]
 
@@ -58,7 +58,8 @@ class GuiCaller(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._posted.connect(self._run)   # a slot of this object: queued from other threads
+        # Queued always: a call posted from the GUI thread itself waits for the event loop.
+        self._posted.connect(self._run, Qt.QueuedConnection)
 
     def call(self, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` on the GUI thread (now, when this is it); False when it cannot run
@@ -69,6 +70,17 @@ class GuiCaller(QObject):
         if QThread.currentThread() is app.thread():
             fn(*args)
             return True
+        try:
+            self._posted.emit(functools.partial(fn, *args))
+        except RuntimeError:  # this object was deleted: nothing will run it
+            return False
+        return True
+
+    def post(self, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn(*args)`` on the GUI thread at the next turn of its event loop, from any thread,
+        the GUI thread included: never inside what is running now (a paint, a model's answer)."""
+        if QCoreApplication.instance() is None:
+            return False
         try:
             self._posted.emit(functools.partial(fn, *args))
         except RuntimeError:  # this object was deleted: nothing will run it

@@ -143,7 +143,9 @@ class StoreTrouble(QObject):
 
         def hook(kind, error, tb):
             previous(kind, error, tb)
-            self._gui.call(self._report, kind, error)   # shown on the GUI thread, whichever raised
+            # Shown on the GUI thread, whichever raised, once what raised is over: an error raised
+            # while a view paints or a model answers never opens a dialog inside it.
+            self._gui.post(self._report, kind, error)
 
         sys.excepthook = hook
 
