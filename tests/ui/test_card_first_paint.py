@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication
+from test_card_paint_cache import _grab
 
 from skill_studio.ui.library.card_layout import Advances, LineDrawer, elided_lines, tag_chips
 from skill_studio.ui.library.card_view import CardView
@@ -125,18 +126,6 @@ def cards(qtbot, seeded_store):
     qtbot.waitExposed(view)
     yield view, model
     model.verdicts.shutdown()
-
-
-def _grab(view, cached: bool) -> QImage:
-    delegate = view.card_delegate
-    kept = delegate.cache, delegate.parts
-    if not cached:
-        delegate.cache = delegate.parts = None
-    try:
-        view.viewport().repaint()
-        return view.viewport().grab().toImage()
-    finally:
-        delegate.cache, delegate.parts = kept
 
 
 def test_the_cards_ahead_are_drawn_between_frames_as_painting_draws_them(qtbot, cards):

@@ -11,10 +11,10 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate
 
 from skill_studio.core.model import Lifecycle, Skill
-from skill_studio.ui.library.marks import draw_stars, stars_width
+from skill_studio.ui.library.marks import draw_badge, draw_stars, stars_width
 from skill_studio.ui.library.models import NAME_ROLE, SKILL_ROLE, relative_time
 from skill_studio.ui.safe_text import literal
-from skill_studio.ui.theme import LIFECYCLE_COLORS, ON_FILL, current_tokens
+from skill_studio.ui.theme import LIFECYCLE_COLORS, current_tokens
 
 __all__ = ["QueueDelegate", "QueueModel", "RowLayout", "paint_badge", "queue_row_layout", "row_fonts",
            "waiting_text"]
@@ -125,13 +125,7 @@ def queue_row_layout(rect: QRect, font: QFont, badge_label: str = "Candidate") -
                      description)
 
 
-def paint_badge(painter: QPainter, rect: QRect, lifecycle: Lifecycle, font: QFont) -> None:
-    painter.setPen(Qt.NoPen)
-    painter.setBrush(QColor(LIFECYCLE_COLORS[lifecycle]))
-    painter.drawRoundedRect(QRectF(rect), rect.height() / 2, rect.height() / 2)
-    painter.setFont(font)
-    painter.setPen(QColor(ON_FILL))
-    painter.drawText(rect, Qt.AlignCenter, lifecycle.label)
+paint_badge = draw_badge   # the cards' lifecycle badge
 
 
 class QueueDelegate(QStyledItemDelegate):
