@@ -70,11 +70,7 @@ class GuiCaller(QObject):
         if QThread.currentThread() is app.thread():
             fn(*args)
             return True
-        try:
-            self._posted.emit(functools.partial(fn, *args))
-        except RuntimeError:  # this object was deleted: nothing will run it
-            return False
-        return True
+        return self.post(fn, *args)
 
     def post(self, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` on the GUI thread at the next turn of its event loop, from any thread,
