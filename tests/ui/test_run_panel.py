@@ -197,9 +197,10 @@ def test_control_characters_are_shown_as_text_and_a_limit_is_named(qtbot, window
     """Escapes the script prints are shown, not acted on; a limit that stopped the run is in the status."""
     from skill_studio.core.runtime.limits import Limits
 
-    # (stdout is flushed before the error: the two pipes are read apart, and their order is not kept)
+    # The line is written whole, in one write: runs are unbuffered (print would write its end apart),
+    # and the two pipes are read apart, so stderr may come between two writes of one line.
     _add(store, "noisy", {"main.py": b"import sys\n"
-                                     b"print('\\x1b]0;title\\x07\\x1b[31mred\\x9b2J\\r\\nnext', flush=True)\n"
+                                     b"sys.stdout.write('\\x1b]0;title\\x07\\x1b[31mred\\x9b2J\\r\\nnext\\n')\n"
                                      b"open('\\x1b[2Jname', 'w').write('x')\n"
                                      b"open('big', 'wb').write(b'x' * 3_000_000)\n"})
     d = _designer(window, "noisy")
