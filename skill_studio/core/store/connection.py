@@ -6,7 +6,7 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -114,6 +114,28 @@ def inserted_id(cursor: sqlite3.Cursor) -> int:
     if rowid is None:
         raise StoreError("the store did not report the id of the row just written")
     return rowid
+
+
+#: Bound values per statement when rows are inserted together: under SQLite's smallest limit
+#: (999 before version 3.32), so every build takes it.
+VALUES_PER_STATEMENT = 990
+
+
+def insert_many(conn: sqlite3.Connection, head: str, rows: Sequence[Sequence[Any]]) -> None:
+    """Run ``head`` (``INSERT ... INTO table (columns)``) for every row of ``rows`` (all of one
+    width), many rows to a statement: each statement is one step of SQLite's, run without Python's
+    lock, where ``executemany`` takes the lock back after every row and waits for it whenever
+    another thread (an import's reading and parsing) holds it."""
+    if not rows:
+        return
+    width = len(rows[0])
+    per = max(1, VALUES_PER_STATEMENT // width)
+    one = "(" + ", ".join("?" * width) + ")"
+    full = f"{head} VALUES {', '.join([one] * per)}"
+    for start in range(0, len(rows), per):
+        chunk = rows[start:start + per]
+        sql = full if len(chunk) == per else f"{head} VALUES {', '.join([one] * len(chunk))}"
+        conn.execute(sql, [v for row in chunk for v in row])
 
 
 class Connection:

@@ -73,8 +73,8 @@ CARD_COLUMNS = ["name", "description", "trigger_pattern", "origin", "lifecycle",
 _JSON_COLUMNS = {"steps", "depends_on", "conflicts_with", "tags", "metadata", "extra"}
 _SKILL_COLUMNS = [f.name for f in fields(Skill) if f.name not in ("skill_md", "files")]
 ROW_COLUMNS = _SKILL_COLUMNS + ["head"]
-INSERT_ROW = (f"INSERT INTO procedural_memory ({', '.join(ROW_COLUMNS)}) "
-               f"VALUES ({', '.join('?' * len(ROW_COLUMNS))})")
+INSERT_ROW_HEAD = f"INSERT INTO procedural_memory ({', '.join(ROW_COLUMNS)})"
+
 
 
 def to_json(value: Any) -> str:

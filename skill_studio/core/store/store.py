@@ -11,6 +11,7 @@ from skill_studio.core.format.names import LookAlikes, printable, skill_name_pro
 from skill_studio.core.health import scores
 from skill_studio.core.model import Lifecycle, Origin, Skill, SkillFile, TrustTier
 from skill_studio.core.store.bindings import Bindings
+from skill_studio.core.store.connection import insert_many
 from skill_studio.core.store.errors import (
     AlreadyExists,
     DependentsExist,
@@ -21,7 +22,7 @@ from skill_studio.core.store.errors import (
 )
 from skill_studio.core.store.history import History
 from skill_studio.core.store.queries import Queries
-from skill_studio.core.store.rows import INSERT_ROW, ROW_COLUMNS, blob_hash, content_hash, row_values, to_json
+from skill_studio.core.store.rows import INSERT_ROW_HEAD, ROW_COLUMNS, blob_hash, content_hash, row_values, to_json
 from skill_studio.core.store.vectors import Vectors
 
 FRESHNESS_STEP = 0.005  # freshness is written again when it moved by at least this much
@@ -83,22 +84,30 @@ class Store(Queries, History, Vectors, Bindings):
                 skill.updated_at = stamp
                 skill.content_hash = content_hash(skill.skill_md, skill.files)
                 rows.append(row_values(skill))
-                versions.append((skill.name, skill.version, skill.content_hash, author, note, stamp))
+                versions.append((skill.name, skill.version, None, skill.content_hash, author, note, stamp))
                 tags += [(skill.name, t) for t in skill.tags]
             # The rows are indexed for search in one statement once they are in (see schema
             # version 6): row by row from the insert trigger costs several times as much.
+            # Many rows to a statement (insert_many): the writing then runs without Python's lock.
             self._conn.execute("INSERT INTO fts_deferred (id) VALUES (1)")
-            self._conn.executemany(INSERT_ROW, rows)
+            insert_many(self._conn, INSERT_ROW_HEAD, rows)
             self._conn.execute("DELETE FROM fts_deferred")
             self._conn.execute(_INDEX_NEW_ROWS, (to_json(names),))
-            self._conn.executemany("INSERT OR IGNORE INTO skill_tags (skill, tag) VALUES (?, ?)", tags)
-            self._conn.executemany(
-                "INSERT INTO skill_versions (skill, version, skill_md, content_hash, author, note, created_at) "
-                "VALUES (?, ?, NULL, ?, ?, ?, ?)", versions)
+            insert_many(self._conn, "INSERT OR IGNORE INTO skill_tags (skill, tag)", tags)
+            insert_many(self._conn, "INSERT INTO skill_versions (skill, version, skill_md, content_hash, author, "
+                                    "note, created_at)", versions)
+            blobs: dict[str, bytes] = {}
+            files, version_files = [], []
             for skill in batch:
-                if skill.files:
-                    self._write_files(skill.name, skill.files)
-                    self._copy_files_to_version(skill.name, skill.version)
+                for f in skill.files:
+                    h = blob_hash(f.data)
+                    blobs[h] = f.data
+                    files.append((skill.name, f.path, f.mode & 0o777, len(f.data), h))
+                    version_files.append((skill.name, skill.version, f.path, f.mode & 0o777, len(f.data), h))
+            insert_many(self._conn, "INSERT OR IGNORE INTO blobs (hash, data)", list(blobs.items()))
+            insert_many(self._conn, "INSERT INTO skill_files (skill, path, mode, size, blob)", files)
+            insert_many(self._conn, "INSERT INTO version_files (skill, version, path, mode, size, blob)",
+                        version_files)
         return len(batch)
 
     def _insert(self, skill: Skill, *, author: str | None, note: str, now: datetime | None) -> Skill:
