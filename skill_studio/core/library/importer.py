@@ -64,7 +64,7 @@ class ImportReport:
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin = Origin.HUMAN,
                  author: str | None = None, check_strict: bool = True,
                  progress: Callable[[int, str], bool] | None = None,
-                 merge_similar: bool | None = None) -> ImportReport:
+                 merge_similar: bool | None = None, index_later: bool = False) -> ImportReport:
     """Import skill folders, trees of them, SKILL.md files and .skill/.zip archives (lenient).
 
     Each skill is reported as imported, updated (a new version), unchanged or
@@ -80,9 +80,13 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
     llm imports) are merged into it instead of added when it is another unreviewed extracted
     skill: reported as "merged", and ``report.undo`` undoes it. A reviewed skill is never
     changed by an import: the new one stays a candidate with ``proposed_merge`` naming it.
+
+    With ``index_later`` the new skills are left waiting for the search index (the import then
+    reports done sooner): the caller indexes them (``store.index_pending``), or the first search
+    does. Either way a search finds them as soon as this returns.
     """
     report = _import(store, paths, origin=Origin(origin), author=author, check_strict=check_strict,
-                     progress=progress)
+                     progress=progress, index_later=index_later)
     if merge_similar if merge_similar is not None else Origin(origin) == Origin.LLM:
         from skill_studio.core.library.extracted import absorb
 
@@ -105,7 +109,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
 
 
 def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin, author: str | None,
-            check_strict: bool, progress: Callable[[int, str], bool] | None) -> ImportReport:
+            check_strict: bool, progress: Callable[[int, str], bool] | None, index_later: bool) -> ImportReport:
     origin = Origin(origin)
     report = ImportReport()
     seen: dict[str, str] = {}
@@ -113,7 +117,7 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
     look_alikes = LookAlikes(known)
     pending: list[tuple[ImportEntry, Skill]] = []
     pending_bytes = 0
-    writer = Writer(store, author)
+    writer = Writer(store, author, index_later=index_later)
     done = 0
 
     def flush() -> None:

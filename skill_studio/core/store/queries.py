@@ -23,6 +23,7 @@ from skill_studio.core.store.rows import (
     name_tier_sql,
     skill_from_row,
 )
+from skill_studio.core.store.search_index import SearchIndex
 
 _C = TypeVar("_C", bound=Connection)
 _P = ParamSpec("_P")
@@ -39,7 +40,7 @@ def _locked(method: Callable[Concatenate[_C, _P], _R]) -> Callable[Concatenate[_
     return run
 
 
-class Queries(Connection):
+class Queries(SearchIndex):
     """The read side of the store."""
 
     def __contains__(self, name: str) -> bool:
@@ -91,6 +92,8 @@ class Queries(Connection):
             clauses.append("c.name IN (SELECT skill FROM skill_tags WHERE tag = ?)")
             params.append(flt.tag)
         query = fts_query(flt.text) if flt.text else None
+        if query:
+            self._ensure_indexed()
         if flt.text and query is None:
             clauses.append("0")
         if query and ranked:
@@ -286,6 +289,7 @@ class Queries(Connection):
     @_locked
     def term_documents(self, terms: builtins.list[str]) -> dict[str, int]:
         """How many skills each word of the full-text index appears in (words not indexed left out)."""
+        self._ensure_indexed()
         self._conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.skills_vocab "
                            "USING fts5vocab(main, skills_fts, row)")
         return dict(self._rows_of("SELECT term, doc FROM temp.skills_vocab WHERE term IN "
@@ -295,6 +299,7 @@ class Queries(Connection):
     def term_forms(self, stems: builtins.list[str]) -> dict[str, builtins.list[tuple[str, int]]]:
         """{stem: [(word, skills it appears in), ...]} of the full-text index's words that begin with
         each stem, in word order."""
+        self._ensure_indexed()
         self._conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.skills_vocab "
                            "USING fts5vocab(main, skills_fts, row)")
         return {stem: [(r[0], r[1]) for r in self._conn.execute(
@@ -324,6 +329,7 @@ class Queries(Connection):
                             for w in words if w.rstrip("*"))
         if not query:
             return []
+        self._ensure_indexed()
         return [tuple(r) for r in self._rows_of(
             "SELECT c.name, f.rank FROM (SELECT rowid, rank FROM skills_fts WHERE skills_fts MATCH ? ORDER BY rank "
             "LIMIT ?) f JOIN skill_cards c ON c.rowid = f.rowid ORDER BY f.rank", (query, int(limit)))]

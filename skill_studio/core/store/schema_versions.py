@@ -354,5 +354,31 @@ WHEN NOT EXISTS (SELECT 1 FROM fts_deferred) BEGIN
 END;
 """
 
+#: Version 7: a large import may store its rows first and index them for search after it reports
+#: done (core.store.search_index). fts_pending holds the rows stored but not yet indexed; a row
+#: still waiting was never indexed, so changing or deleting it leaves the index alone (and a
+#: deleted one stops waiting). Every search indexes what waits before it reads the index.
+_V7 = """
+CREATE TABLE IF NOT EXISTS fts_pending (
+    rowid INTEGER PRIMARY KEY
+);
+DROP TRIGGER IF EXISTS pm_fts_delete;
+CREATE TRIGGER pm_fts_delete AFTER DELETE ON procedural_memory BEGIN
+    INSERT INTO skills_fts (skills_fts, rowid, name, description, content, tags, trigger_pattern)
+    SELECT 'delete', old.rowid, old.name, old.description, old.content, old.tags, old.trigger_pattern
+    WHERE NOT EXISTS (SELECT 1 FROM fts_pending WHERE rowid = old.rowid);
+    DELETE FROM fts_pending WHERE rowid = old.rowid;
+END;
+DROP TRIGGER IF EXISTS pm_fts_update;
+CREATE TRIGGER pm_fts_update AFTER UPDATE OF name, description, content, tags, trigger_pattern
+ON procedural_memory WHEN NOT EXISTS (SELECT 1 FROM fts_pending WHERE rowid = old.rowid) BEGIN
+    INSERT INTO skills_fts (skills_fts, rowid, name, description, content, tags, trigger_pattern)
+    VALUES ('delete', old.rowid, old.name, old.description, old.content, old.tags, old.trigger_pattern);
+    INSERT INTO skills_fts (rowid, name, description, content, tags, trigger_pattern)
+    VALUES (new.rowid, new.name, new.description, new.content, new.tags, new.trigger_pattern);
+END;
+"""
+
 #: MIGRATIONS[i] takes a store from user_version i to i + 1.
-MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3), _script(_V4), _v5, _script(_V6)]
+MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3), _script(_V4), _v5, _script(_V6),
+                               _script(_V7)]

@@ -36,6 +36,9 @@ _INDEX_NEW_ROWS = (
     "WHERE rowid IN (SELECT rowid FROM procedural_memory WHERE name IN (SELECT value FROM json_each(?))) "
     "ORDER BY rowid")
 
+_WAIT_FOR_INDEX = ("INSERT INTO fts_pending (rowid) SELECT rowid FROM procedural_memory "
+                   "WHERE name IN (SELECT value FROM json_each(?))")
+
 
 class Store(Queries, History, Vectors, Bindings):
     """A skill store in one SQLite file. Safe to share between threads; every write
@@ -53,8 +56,11 @@ class Store(Queries, History, Vectors, Bindings):
             return self._insert(skill, author=author, note=note, now=now)
 
     def add_many(self, skills: Iterable[Skill], *, author: str | None = None, note: str = "imported",
-                 now: datetime | None = None) -> int:
+                 now: datetime | None = None, index_later: bool = False) -> int:
         """Store many new skills in one transaction (all or none); returns how many.
+
+        With ``index_later`` they are indexed for search afterwards (index_pending, or the first
+        search that comes before it: core.store.search_index), not in this transaction.
 
         Raises AlreadyExists (and writes nothing) if any name is taken, or
         named twice in the batch; StoreError for a file path or folder name that would reach
@@ -92,7 +98,7 @@ class Store(Queries, History, Vectors, Bindings):
             self._conn.execute("INSERT INTO fts_deferred (id) VALUES (1)")
             insert_many(self._conn, INSERT_ROW_HEAD, rows)
             self._conn.execute("DELETE FROM fts_deferred")
-            self._conn.execute(_INDEX_NEW_ROWS, (to_json(names),))
+            self._conn.execute(_WAIT_FOR_INDEX if index_later else _INDEX_NEW_ROWS, (to_json(names),))
             insert_many(self._conn, "INSERT OR IGNORE INTO skill_tags (skill, tag)", tags)
             insert_many(self._conn, "INSERT INTO skill_versions (skill, version, skill_md, content_hash, author, "
                                     "note, created_at)", versions)
