@@ -38,6 +38,19 @@ class _Marker:
         return (self.number is None) == (other.number is None) and self.delimiter == other.delimiter
 
 
+#: The characters that may begin a block: a heading, a list marker (with the digits), a fence, a
+#: quote, a thematic break or a heading's underline.
+_BLOCK_STARTS = frozenset("#>`~-+*_=")
+
+
+def _plain(line: str) -> bool:
+    """Whether a line is plain text wherever it stands: its first character after the blanks
+    begins no block (it holds something, and that is not a digit or one of _BLOCK_STARTS).
+    Only a shortcut: every check the line skips would have found nothing."""
+    first = line.lstrip(" \t")[:1]
+    return bool(first) and first not in _BLOCK_STARTS and not first.isdecimal()
+
+
 def _expand(line: str) -> str:
     """The line with the tabs of its leading whitespace expanded to 4-column stops."""
     lead = len(line) - len(line.lstrip(" \t"))
@@ -94,6 +107,8 @@ def _closes(text: str, fence: tuple[str, int]) -> bool:
 
 def _starts_block(line: str) -> bool:
     """Whether a line that could continue a paragraph lazily starts a block of its own instead."""
+    if _plain(line):
+        return False
     stripped = line.lstrip(" ")
     return (_ATX.match(line) is not None or _THEMATIC.match(line) is not None or stripped.startswith(">")
             or _fence(line) is not None or _marker(line) is not None)
@@ -125,6 +140,8 @@ def _read_item(lines: _Lines, i: int, mk: _Marker) -> tuple[list[str], int]:
         if fence is not None:
             if _closes(text, fence):
                 fence = None
+        elif _plain(text):
+            para = para or _indent(text) < 4
         elif (opened := _fence(text)) is not None:
             fence, para = opened, False
         elif _ATX.match(text) or _THEMATIC.match(text):
@@ -230,6 +247,10 @@ def _first_list(text: str, *, need_heading: bool) -> StepList | None:
             j += 1
             continue
         if _indent(line) >= 4 and not para:  # indented code
+            j += 1
+            continue
+        if _plain(line):   # paragraph text
+            para = True
             j += 1
             continue
         title = _heading_title(line, lines, j, para)
