@@ -35,7 +35,11 @@ from skill_studio.ui.library.card_layout import (  # noqa: F401 - the layout's n
     card_layout,
     card_size,
     columns_for,
+    draw_frame,
+    draw_label,
+    draw_text,
     elided_lines,
+    sketch_card,
     tag_chips,
 )
 from skill_studio.ui.library.marks import draw_badge, draw_bar, draw_chip, draw_icon, draw_stars, draw_verdict, star_at
@@ -44,11 +48,21 @@ from skill_studio.ui.safe_text import literal
 from skill_studio.ui.theme import Tokens, current_tokens
 
 
+def _colours(state: tuple[bool, bool, bool], t: Tokens) -> tuple[str, str]:
+    """(border, fill) of a card in ``state``."""
+    selected, hovered, _focused = state
+    return (t.accent if selected else t.border,
+            t.selection if selected else t.surface_alt if hovered else t.surface)
+
+
+_SELECTED, _HOVERED, _FOCUSED = (flag.value for flag in (QStyle.State_Selected, QStyle.State_MouseOver,
+                                                          QStyle.State_HasFocus))
+
+
 def _state(option) -> tuple[bool, bool, bool]:
     """(selected, hovered, focused) of the cell ``option`` paints."""
-    flags = option.state
-    return (bool(flags & QStyle.State_Selected), bool(flags & QStyle.State_MouseOver),
-            bool(flags & QStyle.State_HasFocus))
+    flags = option.state.value   # as a number: a flag's own operators cost more than the rest
+    return bool(flags & _SELECTED), bool(flags & _HOVERED), bool(flags & _FOCUSED)
 
 
 class CardDelegate(QStyledItemDelegate):
@@ -72,6 +86,13 @@ class CardDelegate(QStyledItemDelegate):
         self._theme_seen: tuple[Tokens, int] | None = None
         self._geos: dict[tuple, CardLayout] = {}   # cards' layouts at (0, 0), for the fonts of _fonts
         self._kits: dict[tuple[str, int], CardKit] = {}
+        #: While the view jumps (a fast drag: every card in sight is new), a card not kept yet is
+        #: sketched (its frame, name and the start of its description); the view has the cards in
+        #: sight drawn in full as soon as the scrolling settles. ``sketched`` counts the sketches.
+        self.sketching = False
+        self.sketched = 0
+        #: (view, the colour under its cells) while that view paints: read once, not at every card.
+        self.painting: tuple[object, QColor | None] | None = None
 
     def tokens(self) -> Tokens:
         return self._tokens or current_tokens()
@@ -116,7 +137,28 @@ class CardDelegate(QStyledItemDelegate):
             paint_at(painter, option.rect.topLeft(),
                      lambda p: self._paint_card(p, w, h, state, skill, verdict, t, fonts, under))
             return
-        paint_through(self.cache, painter, option, *self._plan(option, skill, verdict))
+        key, draw, under, base = self._plan(option, skill, verdict)
+        if self.sketching and under is not None:
+            device = painter.device()
+            ratio = device.devicePixelRatioF() if device is not None else 1.0
+            if not cached(self.cache, ratio, option.rect.size(), key, under):
+                self._sketch(painter, option, skill, key[1], ratio, under)
+                return
+        paint_through(self.cache, painter, option, key, draw, under, base)
+
+    def _sketch(self, painter: QPainter, option, skill: Skill, state: tuple[bool, bool, bool], ratio: float,
+                under: QColor) -> None:
+        """A quick stand-in for the card of ``skill`` in ``state``: its frame, its name and the start
+        of its description, each clipped to its place."""
+        t, fonts = self.tokens(), self._card_fonts(option.font)
+        w, h = option.rect.width(), option.rect.height()
+        geo = self._geo(fonts, w, h, Lifecycle(skill.lifecycle).label, bool(skill.pinned))
+        kit = self._kit(fonts, t)
+        frame = self._frame(ratio, w, h, state, t, fonts, under) if ratio == int(ratio) and ratio >= 1 else None
+        border, back = _colours(state, t)
+        paint_at(painter, option.rect.topLeft(),
+                 lambda p: sketch_card(p, geo, kit, skill.name, skill.description or "", frame, border, back))
+        self.sketched += 1
 
     def warm(self, option, index, ratio: float) -> bool:
         """Draw the card of ``index`` into the kept pictures as :meth:`paint` would at the device
@@ -135,7 +177,8 @@ class CardDelegate(QStyledItemDelegate):
         """What the kept picture of a card needs: (key, paint, background, base) for paint_through."""
         t = self.tokens()
         fonts = self._card_fonts(option.font)
-        under = background_of(option)
+        painting = self.painting
+        under = painting[1] if painting is not None and option.widget is painting[0] else background_of(option)
         state = _state(option)
         w, h = option.rect.width(), option.rect.height()
         assert self._fonts is not None
@@ -163,15 +206,13 @@ class CardDelegate(QStyledItemDelegate):
         the bars' labels) on ``under``, ``w`` x ``h``."""
         if self.parts is None:
             return None
-        selected, hovered, _focused = state
-        back = t.selection if selected else t.surface_alt if hovered else t.surface
-        border = t.accent if selected else t.border
+        border, back = _colours(state, t)
         frame = (border, back, self._fonts[3] if self._fonts is not None else "", self._theme_key(t))
 
         def draw(p: QPainter, _r: QRect) -> None:
             p.setRenderHint(QPainter.Antialiasing, True)
             p.setRenderHint(QPainter.TextAntialiasing, True)
-            _draw_frame(p, self._geo(fonts, w, h), border, back, fonts.small, t)
+            draw_frame(p, self._geo(fonts, w, h), border, back, fonts.small, t)
         return part_pixmap(self.parts, ratio, QSize(w, h), under, ("frame", frame), draw)
 
     def _paint_card(self, painter: QPainter, w: int, h: int, state: tuple[bool, bool, bool], skill: Skill | None,
@@ -186,9 +227,8 @@ class CardDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.Antialiasing, True)
         painter.setRenderHint(QPainter.TextAntialiasing, True)
 
-        selected, hovered, focused = state
-        back = t.selection if selected else t.surface_alt if hovered else t.surface
-        border = t.accent if selected else t.border
+        selected, _hovered, focused = state
+        border, back = _colours(state, t)
         card = QRectF(geo.card).adjusted(0.5, 0.5, -0.5, -0.5)
         # The frame (the card's outline, its fill and the bars' labels) is the same on every card.
         if self.parts is None:
@@ -202,7 +242,7 @@ class CardDelegate(QStyledItemDelegate):
                 assert frame is not None
                 painter.drawPixmap(0, 0, frame)
             else:
-                _draw_frame(painter, geo, border, back, fonts.small, t)
+                draw_frame(painter, geo, border, back, fonts.small, t)
         else:
             painter.setPen(QPen(QColor(border), 1))
             painter.setBrush(QColor(back))
@@ -266,7 +306,7 @@ class CardDelegate(QStyledItemDelegate):
                 continue
             blit(part, ("meta", words, left, style),
                  lambda p, r, a=Qt.AlignLeft if left else Qt.AlignRight, w=words, x=room:
-                 _draw_text(p, r.adjusted(x[0], 0, x[1], 0), a, w, fonts.base, kit.muted))
+                 draw_text(p, r.adjusted(x[0], 0, x[1], 0), a, w, fonts.base, kit.muted))
 
         painter.setPen(kit.text)
         kit.lines.draw_wrapped(painter, skill.description or "", geo.description, kit.line_height, DESC_LINES)
@@ -276,7 +316,7 @@ class CardDelegate(QStyledItemDelegate):
                 (geo.utility_label, geo.utility_bar, "Utility", skill.utility_score, t.bar_utility),
                 (geo.freshness_label, geo.freshness_bar, "Freshness", skill.freshness, t.bar_freshness)):
             if not framed:   # else the frame holds the label
-                _draw_label(painter, label_rect, label, fonts.small, t)
+                draw_label(painter, label_rect, label, fonts.small, t)
             frac = min(1.0, max(0.0, float(value or 0.0)))
             blit(bar, ("bar", colour, frac, theme), lambda p, r, f=frac, c=colour: draw_bar(p, r, f, c, t))
 
@@ -368,25 +408,3 @@ class CardDelegate(QStyledItemDelegate):
             return super().helpEvent(event, view, option, index)
         QToolTip.showText(event.globalPos(), literal(tip), view)
         return True
-
-
-# --- the parts many cards share (drawn at ``rect``, each setting all it draws with) ------------
-
-def _draw_frame(painter: QPainter, geo: CardLayout, border: str, back: str, font: QFont, t: Tokens) -> None:
-    painter.setPen(QPen(QColor(border), 1))
-    painter.setBrush(QColor(back))
-    painter.drawRoundedRect(QRectF(geo.card).adjusted(0.5, 0.5, -0.5, -0.5), RADIUS, RADIUS)
-    _draw_label(painter, geo.utility_label, "Utility", font, t)
-    _draw_label(painter, geo.freshness_label, "Freshness", font, t)
-
-
-def _draw_text(painter: QPainter, rect: QRect, align, text: str, font: QFont, colour: QColor) -> None:
-    painter.setFont(font)
-    painter.setPen(colour)
-    painter.drawText(rect, align | Qt.AlignVCenter, text)
-
-
-def _draw_label(painter: QPainter, rect: QRect, label: str, font: QFont, t: Tokens) -> None:
-    painter.setFont(font)
-    painter.setPen(QColor(t.text_muted))
-    painter.drawText(rect, Qt.AlignLeft | Qt.AlignVCenter, label)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QPointF, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QTextLayout
+from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QTextLayout
 
 from skill_studio.ui.library.marks import stars_width
 from skill_studio.ui.theme import Tokens
@@ -266,6 +266,7 @@ class CardKit:
 
     def __init__(self, fonts: CardFonts, t: Tokens, style: tuple[str, int]):
         self.fonts = fonts
+        self.tokens = t
         self.style = style
         self.text, self.muted = QColor(t.text), QColor(t.text_muted)
         self.name = QFontMetrics(fonts.name)
@@ -291,3 +292,43 @@ class CardKit:
                 self._meta.clear()
             found = self._meta[key] = (rect, part, (rect.left() - part.left(), rect.right() - part.right()))
         return found
+
+
+# --- the parts many cards share (drawn at ``rect``, each setting all it draws with) ------------
+
+def draw_frame(painter: QPainter, geo: CardLayout, border: str, back: str, font: QFont, t: Tokens) -> None:
+    painter.setPen(QPen(QColor(border), 1))
+    painter.setBrush(QColor(back))
+    painter.drawRoundedRect(QRectF(geo.card).adjusted(0.5, 0.5, -0.5, -0.5), RADIUS, RADIUS)
+    draw_label(painter, geo.utility_label, "Utility", font, t)
+    draw_label(painter, geo.freshness_label, "Freshness", font, t)
+
+
+def draw_text(painter: QPainter, rect: QRect, align, text: str, font: QFont, colour: QColor) -> None:
+    painter.setFont(font)
+    painter.setPen(colour)
+    painter.drawText(rect, align | Qt.AlignVCenter, text)
+
+
+def draw_label(painter: QPainter, rect: QRect, label: str, font: QFont, t: Tokens) -> None:
+    painter.setFont(font)
+    painter.setPen(QColor(t.text_muted))
+    painter.drawText(rect, Qt.AlignLeft | Qt.AlignVCenter, label)
+
+
+def sketch_card(painter: QPainter, geo: CardLayout, kit: CardKit, name: str, description: str,
+                frame: QPixmap | None, border: str, back: str) -> None:
+    """A quick stand-in for a card at (0, 0) while the view jumps through the cards: its frame
+    (``frame``, its kept picture, or drawn in ``border`` and ``back``), its name and the start of its
+    description, each clipped to its place (nothing measured, elided or wrapped)."""
+    if frame is not None:
+        painter.drawPixmap(0, 0, frame)
+    else:
+        draw_frame(painter, geo, border, back, kit.fonts.small, kit.tokens)
+    painter.setFont(kit.fonts.name)
+    painter.setPen(kit.text)
+    painter.drawText(geo.name_row, Qt.AlignLeft | Qt.AlignVCenter, name)
+    line = QRect(geo.description.left(), geo.description.top(), geo.description.width(), kit.line_height)
+    words = " ".join(description[:line.width() // 3].split())   # more than the line holds
+    painter.setFont(kit.fonts.base)
+    painter.drawText(line, Qt.AlignLeft | Qt.AlignVCenter, words)

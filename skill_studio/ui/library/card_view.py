@@ -1,6 +1,9 @@
 """The card view of the browser: cards flow to the width (as many columns as fit, sharing the row
 evenly), the parts of a card that do something on a click show a hand cursor, and while it scrolls
-the cards about to come into sight are fetched, then drawn into the kept pictures, between frames."""
+the cards about to come into sight are fetched, then drawn into the kept pictures, between frames.
+While it jumps again and again (a fast drag of the scroll bar: every card in sight is new at every
+frame) the cards not kept yet are sketched, and drawn in full between frames as soon as the scrolling
+slows or stops; a single jump (Home, End, a new filter) lands on cards drawn in full."""
 
 from __future__ import annotations
 
@@ -9,11 +12,16 @@ import time
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem
 
+from skill_studio.ui.library.card_cache import background_of
 from skill_studio.ui.library.card_delegate import CardDelegate, columns_for
 
 #: The most one turn of the event loop between frames spends drawing the cards ahead (in seconds):
 #: the rest waits for the next turn, so input and frames are never held up for long.
 WARM_SLICE = 0.004
+#: Two jumps of the scroll bar less than this apart are a fast drag (its cards sketched); this long
+#: after the last one the scrolling has stopped and the sketched cards in sight are drawn in full (in
+#: milliseconds; a drag moves the bar far more often).
+SETTLE_MS = 50
 
 
 class CardView(QListView):
@@ -54,13 +62,71 @@ class CardView(QListView):
         self._warm.setSingleShot(True)
         self._warm.setInterval(0)
         self._warm.timeout.connect(self._warm_slice)
+        self._settle = QTimer(self)   # a jump and then nothing for a while: the scrolling stopped
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._fill = QTimer(self)     # draws the sketched cards in sight in full, a slice at a time
+        self._fill.setSingleShot(True)
+        self._fill.setInterval(0)
+        self._settle.timeout.connect(self._settled)
+        self._fill.timeout.connect(self._fill_slice)
         self._at = self.verticalScrollBar().value()
         self.verticalScrollBar().valueChanged.connect(self._moved)
 
     def _moved(self, value: int) -> None:
         self._scrolled, self._at = value - self._at, value
         self._warm.stop()
+        if abs(self._scrolled) > self.viewport().height():   # a jump: every card in sight is new
+            if self._settle.isActive():   # and another just before: sketch until it stops
+                self.card_delegate.sketching = True
+                self._fill.stop()
+            self._settle.start()
+            return
         self._ahead.start()
+        if self.card_delegate.sketching:   # slowed down: the new cards in full, the sketched ones now
+            self.card_delegate.sketching = False
+            self._settle.stop()
+            self._fill.start()
+
+    def _settled(self) -> None:
+        if self.card_delegate.sketching or self.card_delegate.sketched:
+            self._fill.start()
+
+    def filling(self) -> bool:
+        """Whether sketched cards may be in sight, not yet drawn in full."""
+        delegate = self.card_delegate
+        return delegate.sketching or bool(delegate.sketched) or self._fill.isActive()
+
+    def rows_in_sight(self) -> tuple[int, int] | None:
+        """The first and last rows of the cards in sight (some only in part), or None."""
+        model = self.model()
+        if model is None or model.rowCount() == 0:
+            return None
+        rect = self.viewport().rect()
+        first = self.indexAt(QPoint(1, 1))
+        if not first.isValid():
+            return None
+        last = self.indexAt(QPoint(rect.width() - 2, rect.height() - 2))
+        if not last.isValid():
+            last = self.indexAt(QPoint(1, rect.height() - 2))
+        end = last.row() + self.columns() - 1 if last.isValid() else model.rowCount() - 1
+        return first.row(), min(end, model.rowCount() - 1)
+
+    def _fill_slice(self) -> None:
+        """Draw the cards in sight that are not kept in full yet (a slice at a time, each shown as it
+        is drawn); then the whole view once more, so no sketch is left (a card whose state the view
+        alone knows, the one under the mouse, is drawn in full by that paint)."""
+        rows = self.rows_in_sight()
+        if rows is not None:
+            _drawn, more = self.warm_rows(rows, WARM_SLICE, show=True)
+            if more:
+                self._fill.start()
+                return
+        delegate = self.card_delegate
+        delegate.sketching = False
+        if delegate.sketched:
+            delegate.sketched = 0
+            self.viewport().update()
 
     def rows_ahead(self) -> tuple[int, int] | None:
         """The rows of the screenful after the cards in sight, in the way the view last scrolled,
@@ -86,15 +152,20 @@ class CardView(QListView):
         if rows is not None and prefetch is not None:
             prefetch(*rows)
         if rows is not None:
-            self._warm.start()
+            self._warm_slice()   # now: by the next turn another frame may have come
 
     def warm_ahead(self, budget: float | None = None) -> tuple[int, bool]:
         """Draw the cards of :meth:`rows_ahead` that are not kept yet into the delegate's pictures,
         as the view will paint them, for at most ``budget`` seconds (None: all of them); returns how
         many were drawn and whether some are left. Painting them later only copies them."""
         rows = self.rows_ahead()
+        return (0, False) if rows is None else self.warm_rows(rows, budget)
+
+    def warm_rows(self, rows: tuple[int, int], budget: float | None = None, show: bool = False) -> tuple[int, bool]:
+        """Draw the cards of the rows ``rows`` (first, last) not kept yet into the delegate's
+        pictures (see :meth:`warm_ahead`); ``show``: have each painted again once drawn."""
         model = self.model()
-        if rows is None or model is None:
+        if model is None:
             return 0, False
         started = time.perf_counter()
         option = QStyleOptionViewItem()
@@ -115,6 +186,8 @@ class CardView(QListView):
             option.state = state
             if self.card_delegate.warm(option, index, ratio):
                 drawn += 1
+                if show:
+                    self.viewport().update(self.visualRect(index))
                 if budget is not None and time.perf_counter() - started >= budget:
                     return drawn, row < rows[1]
         return drawn, False
@@ -123,6 +196,15 @@ class CardView(QListView):
         _drawn, more = self.warm_ahead(WARM_SLICE)
         if more:
             self._warm.start()
+
+    def paintEvent(self, event) -> None:
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        self.card_delegate.painting = (self, background_of(option))
+        try:
+            super().paintEvent(event)
+        finally:
+            self.card_delegate.painting = None
 
     def columns(self) -> int:
         """How many cards a row holds now."""

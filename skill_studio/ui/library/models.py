@@ -32,6 +32,8 @@ COLUMNS: list[tuple[str, str]] = [
 SORTABLE = frozenset(key for key, _ in COLUMNS) - {"description"}
 PAGE = 50
 CACHE_PAGES = 80
+#: Every row's flags (asked for at every paint of every card: made once).
+_FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsDragEnabled
 
 
 _SHORT_UNITS = {"year": ("yr", "yr"), "month": ("mo", "mo"), "day": ("day", "days"), "hour": ("h", "h"),
@@ -230,9 +232,7 @@ class SkillListModel(QStandardItemModel):
     # rowCount, columnCount, index and parent are the base class's, in C++.
 
     def flags(self, index):
-        if not index.isValid():
-            return Qt.NoItemFlags
-        return Qt.ItemIsEnabled | Qt.ItemIsSelectable | Qt.ItemIsDragEnabled
+        return _FLAGS if index.isValid() else Qt.NoItemFlags
 
     def headerData(self, section: int, orientation, role=Qt.DisplayRole):
         if orientation == Qt.Horizontal and role == Qt.DisplayRole and 0 <= section < len(COLUMNS):
