@@ -4,7 +4,6 @@ skill, and writing JSON."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +35,8 @@ def open_store(args: argparse.Namespace) -> Store:
 
 
 def emit_json(data: Any) -> None:
+    import json  # (only the commands given --json write it)
+
     json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=str)
     sys.stdout.write("\n")
 

@@ -52,21 +52,34 @@ class _NotLoaded(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """Usage mistakes are one line too (``--help`` still shows the whole usage).
-
-    A command ``listed_only`` (its area's module not imported: see :func:`build_parser`) has no
-    arguments here: reaching them means the whole parser is needed after all.
-    """
-
-    listed_only = False
+    """Usage mistakes are one line too (``--help`` still shows the whole usage)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
-        if self.listed_only:
-            raise _NotLoaded(self.prog)
-        return super().parse_known_args(args, namespace)
+
+class _Listed:
+    """A command listed by name and help only (its area's module not imported: see
+    :func:`build_parser`): it has no arguments here, so reaching them means the whole parser is
+    needed after all."""
+
+    def __init__(self, prog: str) -> None:
+        self.prog = prog
+
+    def parse_known_args(self, args=None, namespace=None):
+        raise _NotLoaded(self.prog)
+
+
+class _Commands(argparse._SubParsersAction):
+    """The commands: those of the areas registered in full get their own parser; the others are
+    listed (``--help`` shows them the same) without building one each, which a command that
+    runs would pay for on every start."""
+
+    def add_listed(self, name: str, help_: str) -> None:
+        # (what ``add_parser(name, help=help_)`` records for the listing and the choice, without
+        # the parser: the help line, and the name the parser looks the command up by)
+        self._choices_actions.append(self._ChoicesPseudoAction(name, (), help_))
+        self._name_parser_map[name] = _Listed(f"{self._prog_prefix} {name}")  # type: ignore[assignment]
 
 
 def build_parser(areas: Iterable[str] | None = None) -> argparse.ArgumentParser:
@@ -78,7 +91,7 @@ def build_parser(areas: Iterable[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--selftest", action="store_true",
                    help="open the window offscreen on a temporary sample store, try each part once, exit 0 or 1")
     p.add_argument("--store", metavar="PATH", help="the store file (default: the user's store)")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser, action=_Commands)
 
     def add(name: str, help_: str, func, json_flag: bool = True) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_, description=help_)
@@ -92,21 +105,29 @@ def build_parser(areas: Iterable[str] | None = None) -> argparse.ArgumentParser:
             importlib.import_module(f"skill_studio.cli.{area}").register(add)
         else:
             for name, help_ in commands:
-                sub.add_parser(name, help=help_, description=help_).listed_only = True
+                sub.add_listed(name, help_)
     return p
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     """``argv`` parsed with the areas it needs: the named command's (none for ``--help``, the
     window or ``--version``), or every area when the command is not where it was looked for."""
-    from skill_studio.cli.runtime import split_script_args
-
     command = command_in(argv)
     area = area_of(command) if command is not None else None
     try:
-        return split_script_args(build_parser([area] if area else []), argv)
+        return _parse(build_parser([area] if area else []), argv)
     except _NotLoaded:
-        return split_script_args(build_parser(), argv)
+        return _parse(build_parser(), argv)
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``argv`` parsed; a ``--`` (what follows it may go to a script ``run`` tries) is left to
+    ``runtime``, which is imported only then."""
+    if "--" not in argv:
+        return parser.parse_args(argv)
+    from skill_studio.cli.runtime import split_script_args
+
+    return split_script_args(parser, argv)
 
 
 class _Shown:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
 from skill_studio.core.format.skillmd import SkillDocument
-from skill_studio.core.format.steps import find_step_list, render_steps, steps_from_text
+
+# (steps, the numbered-list reader, is imported where steps are read or written: checking a
+# skill needs none of it)
 
 if TYPE_CHECKING:
     from skill_studio.core.model import Skill
@@ -58,6 +59,8 @@ def _as_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
     if isinstance(value, (list, dict)):
+        import json  # (a list or a map written as text: rare, and never while checking a skill)
+
         return json.dumps(_jsonable(value), ensure_ascii=False, default=str)
     return _leaf_text(value)
 
@@ -122,6 +125,8 @@ def _steps(raw: Any) -> list[dict[str, Any]]:
             if action is not None and str(action).strip():
                 actions.append(str(action).strip())
     elif isinstance(raw, str):
+        from skill_studio.core.format.steps import steps_from_text
+
         actions = steps_from_text(raw)
     return [{"n": n, "action": a} for n, a in enumerate(actions, 1)]
 
@@ -129,6 +134,8 @@ def _steps(raw: Any) -> list[dict[str, Any]]:
 def steps_from_body(body: str) -> list[dict[str, Any]]:
     """The numbered list under the first 'Steps'-like heading of the body that has one, as steps:
     each one a whole list item (its wrapped lines, code blocks and nested lists kept)."""
+    from skill_studio.core.format.steps import find_step_list
+
     found = find_step_list(body)
     actions = [] if found is None else [a for a in found.items if a]
     return [{"n": n, "action": a} for n, a in enumerate(actions, 1)]
@@ -208,6 +215,8 @@ def set_studio_field(doc: SkillDocument, field_name: str, value: Any) -> str:
 def _set_steps(doc: SkillDocument, value: Any, set_field: Any) -> str:
     """The text with the steps (texts, or ``{"action": ...}`` items) written where the file keeps
     them: a top-level list stays a list of texts; anywhere else they are one numbered list."""
+    from skill_studio.core.format.steps import render_steps
+
     items = [v.get("action") if isinstance(v, dict) else v for v in (value or [])]
     actions = [str(a).strip() for a in items if a is not None and str(a).strip()]
     loc = steps_location(doc.data)

@@ -33,6 +33,23 @@ MSG_INVALID_YAML = "Invalid YAML in frontmatter: "
 _CLOSE_FENCE = re.compile(r"(?<=\n)---[ \t]*(?:\n|\Z)")
 
 
+def _close_fence(text: str, line_end: int) -> tuple[int, int]:
+    """Where ``_CLOSE_FENCE`` first matches after the line ending at ``line_end`` (its LF), as
+    (start, end), or (-1, -1); found with a few plain searches, where the pattern's look-behind
+    makes the regular expression engine try every position."""
+    at = text.find("\n---", line_end)
+    while at >= 0:
+        end = at + 4
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        if end == len(text):
+            return at + 1, end
+        if text[end] == "\n":
+            return at + 1, end + 1
+        at = text.find("\n---", at + 1)
+    return -1, -1
+
+
 def check_strict(raw: bytes | str, folder_name: str | None) -> tuple[list[Diagnostic], Parsed | None]:
     """The strict profile's diagnostics for SKILL.md content, and what it read (None when unsplit)."""
     if isinstance(raw, (bytes, bytearray)):
@@ -64,9 +81,8 @@ def check_strict(raw: bytes | str, folder_name: str | None) -> tuple[list[Diagno
     close_start = close_end = -1
     close_line = 0
     if first_end >= 0:
-        m = _CLOSE_FENCE.search(text, first_end + 1)
-        if m is not None:
-            close_start, close_end = m.start(), m.end()
+        close_start, close_end = _close_fence(text, first_end)
+        if close_start >= 0:
             close_line = text.count("\n", 0, close_start) + 1
     if close_start < 0:
         return [err("S002", MSG_NOT_CLOSED, 1)], None

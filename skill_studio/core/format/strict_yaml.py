@@ -57,6 +57,7 @@ from skill_studio.core.format.strict_yaml_tree import (
     _start,
     from_marked,
 )
+from skill_studio.core.format.strict_yaml_worded import property_refusal, scanner_refusal
 
 __all__ = ["DialectError", "Where", "load_strict"]
 
@@ -68,8 +69,8 @@ def _check_event(event: yaml.Event) -> None:
                        "anchors and aliases are not allowed (quote the value to keep it as text)")
     if getattr(event, "anchor", None) is not None or getattr(event, "tag", None) is not None:
         # Only the fast path gets here (the exact one refuses these while scanning,
-        # as the reference does): the text is read again exactly, to word the refusal.
-        raise DialectError("an anchor or a tag", mark.line, mark.column)
+        # as the reference does): the exact parser words the refusal (``property_refusal``).
+        raise _Properties("an anchor or a tag", mark.line, mark.column)
     if getattr(event, "flow_style", False):
         raise _FlowStart("a flow collection", mark.line, mark.column)
 
@@ -82,6 +83,10 @@ class _FlowStart(DialectError):
     """The fast path met a flow collection (untagged, unanchored): see ``flow_refusal``."""
 
 
+class _Properties(DialectError):
+    """The fast path met an anchor or a tag: see ``property_refusal``."""
+
+
 # Text the C parser may read differently from the reference's parser: such
 # frontmatter always takes the exact (pure-Python) path.
 _NEEDS_EXACT = re.compile(r"[\t\x85\u2028\u2029\ufeff\r]|^(?:\.\.\.|---|%)|<<|^[|>]|^: |^[ ]*[?]", re.M)
@@ -92,13 +97,28 @@ _QUESTION_KEY = re.compile(r"^[ ]*[?]", re.M)
 
 
 def _needs_exact(text: str) -> bool:
-    """``_NEEDS_EXACT.search(text) is not None``, found quicker."""
-    if "<<" in text or _EXACT_CHARS.search(text) is not None:
-        return True
-    lines = "\n" + text
-    if any(start in lines for start in _EXACT_LINE_STARTS):
-        return True
-    return "?" in text and _QUESTION_KEY.search(text) is not None
+    """``_NEEDS_EXACT.search(text) is not None``."""
+    return _first_needing_exact(text) >= 0
+
+
+def _first_needing_exact(text: str) -> int:
+    """Where ``_NEEDS_EXACT`` first matches in ``text`` (-1: nowhere), found quicker: a few
+    scans of the text for a character or a line start, most of which find nothing."""
+    found = text.find("<<")
+    first = len(text) if found < 0 else found
+    char = _EXACT_CHARS.search(text, 0, first)
+    if char is not None:
+        first = char.start()
+    lines = "\n" + text   # (a match of "\n---" at i in it is a line start at i in the text)
+    for start in _EXACT_LINE_STARTS:
+        found = lines.find(start, 0, first + len(start))
+        if found >= 0:
+            first = found
+    if "?" in text:
+        question = _QUESTION_KEY.search(text)
+        if question is not None and question.start() < first:
+            first = question.start()
+    return first if first < len(text) else -1
 
 
 def _compose_strict(text: str, _where: Where, *, fast: bool = True) -> _Node | None:
@@ -114,22 +134,36 @@ def _compose_strict(text: str, _where: Where, *, fast: bool = True) -> _Node | N
     deep = first_too_deep(text, MAX_DEPTH)
     if deep is not None:
         raise DialectError(f"nested more than {MAX_DEPTH} levels deep at {_where(*deep)}", *deep)
-    if fast and _CParser is not None and not _needs_exact(text):
+    if fast and _CParser is not None:
+        # (before the first feature the parsers read differently, both read alike: a tree is
+        # taken only from a text without one, a refusal met before it may be worded from it)
+        tricky = _first_needing_exact(text)
         parser = _CParser(text)
-        flow: _FlowStart | None = None
+        met: DialectError | yaml.YAMLError | None = None
         try:
-            return _compose_events(parser.get_event, _where)
-        except _FlowStart as e:
-            flow = e
-        except (DialectError, yaml.YAMLError):
-            pass
+            root = _compose_events(parser.get_event, _where)
+            if tricky < 0:
+                return root
+        except (DialectError, yaml.YAMLError) as e:
+            met = e
         finally:
             parser.dispose()
-        if flow is not None and flow.line is not None and flow.column is not None:
-            refusal = flow_refusal(text, flow.line, flow.column, _where, _compose_exact)
-            if refusal is not None:
-                raise refusal
+        refusal = None if met is None else _worded(met, text, tricky, _where)
+        if refusal is not None:
+            raise refusal
     return _compose_exact(text, _where)
+
+
+def _worded(met: DialectError | yaml.YAMLError, text: str, tricky: int, _where: Where) -> DialectError | None:
+    """The exact parser's refusal where the C parser stopped with ``met``, when it can be told
+    without reading the whole text exactly (else None)."""
+    if isinstance(met, _FlowStart) and met.line is not None and met.column is not None:
+        return flow_refusal(text, met.line, met.column, _where, _compose_exact, tricky)
+    if isinstance(met, _Properties) and met.line is not None:
+        return property_refusal(text, met.line, tricky, _where, _compose_exact)
+    if isinstance(met, yaml.scanner.ScannerError):
+        return scanner_refusal(met, text, tricky)
+    return None
 
 
 def _compose_events(get_event: Callable[[], yaml.Event | None], _where: Where) -> _Node | None:

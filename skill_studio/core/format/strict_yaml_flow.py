@@ -20,6 +20,7 @@ lines left out) sends the caller back to reading the whole text exactly.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -33,7 +34,7 @@ __all__ = ["flow_refusal"]
 
 # What may stand before the collection on its line: block list entries, then at most one
 # plain key and its ':' (so the collection is a value and never a key the scanner must complete).
-_LEAD = re.compile(r" *(?:- +)*(?:[A-Za-z0-9_][A-Za-z0-9_./-]*(?: [A-Za-z0-9_./-]+)*: +)?")
+_LEAD = r" *(?:- +)*(?:[A-Za-z0-9_][A-Za-z0-9_./-]*(?: [A-Za-z0-9_./-]+)*: +)?"
 
 # A collection that closes on its line, two levels deep at most, of plain words (a ':' only
 # inside a word, as in 'Bash(git:*)') and quoted text without escapes; then blanks or a comment.
@@ -49,27 +50,43 @@ def _collections(item: str) -> str:
     return rf"(?:{seq}|{mapping})"
 
 
-_INNER = rf"(?:{_SCALAR}|{_collections(_SCALAR)})"
-_FLOW_LINE = re.compile(rf"{_collections(_INNER)}(?: +#[^\n]*| *)(?:\n|\Z)")
 # Blank and comment lines, then what the next line with content starts with.
-_SKIP = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*[ ]*")
-_SAFE_NEXT = re.compile(r"[A-Za-z0-9_]|-[ \n]|\Z")
+_SKIP = r"(?:[ ]*(?:#[^\n]*)?\n)*[ ]*"
+_SAFE_NEXT = r"[A-Za-z0-9_]|-[ \n]|\Z"
 _PROBLEM = str(_refusal(True, None, None).problem)
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The patterns above, compiled when a flow collection is first met (the one of a whole
+    collection's line takes a few milliseconds to compile: a command that meets none never pays)."""
+    inner = rf"(?:{_SCALAR}|{_collections(_SCALAR)})"
+    flow_line = rf"{_collections(inner)}(?: +#[^\n]*| *)(?:\n|\Z)"
+    return re.compile(_LEAD), re.compile(flow_line), re.compile(_SKIP), re.compile(_SAFE_NEXT)
+
+
+def _line_end(text: str, at: int) -> int:
+    """Where the line holding position ``at`` ends (its LF, or the end of the text)."""
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
 
 
 def _next_content(text: str, at: int) -> int:
     """Where the next line with content starts its content (past blank and comment lines)."""
-    skipped = _SKIP.match(text, at)
+    skipped = _patterns()[2].match(text, at)
     return at if skipped is None else skipped.end()
 
 
 def flow_refusal(text: str, line: int, column: int, where: Where,
-                 read_exactly: Callable[[str, Where], object]) -> DialectError | None:
+                 read_exactly: Callable[[str, Where], object], tricky: int = -1) -> DialectError | None:
     """The exact parser's refusal of the flow collection starting at 0-based ``line`` and
     ``column`` of ``text`` (line ends LF only), or None when it cannot be told from the
     collection's line and what follows it (the caller then reads the whole text exactly).
 
-    ``read_exactly`` is the exact parser's composer; it raises the refusal.
+    ``read_exactly`` is the exact parser's composer; it raises the refusal. ``tricky`` is where
+    the first feature the C parser may read differently is (-1: none): the collection's line
+    must come before it, and the quick wording is used only when what is read ahead (the line
+    with the next content) comes before it too.
     """
     start = 0
     for _ in range(line):
@@ -77,11 +94,16 @@ def flow_refusal(text: str, line: int, column: int, where: Where,
         if start == 0:
             return None
     at = start + column
-    if text[at:at + 1] not in ("[", "{") or not _LEAD.fullmatch(text, start, at):
+    if 0 <= tricky <= _line_end(text, at):
         return None
-    simple = _FLOW_LINE.match(text, at)
-    if simple is not None and _SAFE_NEXT.match(text, _next_content(text, simple.end())) \
-            and disallowed_character(text) is None:
+    lead, flow_line, _skip, safe_next = _patterns()
+    if text[at:at + 1] not in ("[", "{") or not lead.fullmatch(text, start, at):
+        return None
+    simple = flow_line.match(text, at)
+    if simple is not None:
+        ahead = _next_content(text, simple.end())
+        simple = simple if tricky < 0 or tricky > _line_end(text, ahead) else None
+    if simple is not None and safe_next.match(text, ahead) and disallowed_character(text) is None:
         start_mark = yaml.Mark("<unicode string>", at, line, column, text, at)
         end_mark = yaml.Mark("<unicode string>", at + 1, line, column + 1, text, at + 1)
         return from_marked(_refusal(text[at] == "[", start_mark, end_mark))

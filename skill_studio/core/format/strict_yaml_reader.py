@@ -4,7 +4,6 @@ reference validator's parser does (YAML 1.2, StrictYAML's refusals and messages)
 from __future__ import annotations
 
 import re
-import textwrap
 
 import yaml
 
@@ -62,6 +61,8 @@ def reference_text(context: str | None, context_mark, problem: str | None, probl
     if problem_mark is not None:
         lines.append(_mark_text(problem_mark))
     if note:
+        import textwrap  # (only the rare refusal with a note needs it)
+
         lines.append(textwrap.dedent(note))
     return "\n".join(lines)
 

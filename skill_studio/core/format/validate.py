@@ -86,10 +86,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_studio.core.format.diagnostics import Diagnostic, Severity, err, errors, is_valid
-from skill_studio.core.format.lenient import check_lenient
-from skill_studio.core.format.lints import MAX_BODY_LINES, lint_body, lint_data, lint_tool_files
 from skill_studio.core.format.names import printable
-from skill_studio.core.format.skillmd import SkillDocument, SkillParseError
+from skill_studio.core.format.skillmd import MAX_SKILL_MD_BYTES, SkillDocument, SkillParseError
 from skill_studio.core.format.strict import (
     MAX_COMPATIBILITY_LENGTH,
     MAX_DESCRIPTION_LENGTH,
@@ -101,7 +99,6 @@ from skill_studio.core.format.strict import (
     MSG_NOT_MAPPING,
     check_strict,
 )
-from skill_studio.core.format.tool_files import MAX_TOOL_FILE_BYTES, TOOL_FILES, unreadable
 from skill_studio.core.library.bounded_read import ReadRefused, read_bounded
 from skill_studio.core.library.folders import (
     SKIP_IN_SKILL,
@@ -112,13 +109,24 @@ from skill_studio.core.library.folders import (
     read_skill_md,
 )
 
-__all__ = [
+__all__ = [  # noqa: F822 - MAX_BODY_LINES comes from the lints when asked for (see __getattr__)
     "MAX_BODY_LINES", "MAX_COMPATIBILITY_LENGTH", "MAX_DESCRIPTION_LENGTH", "MAX_NAME_LENGTH", "MSG_INVALID_YAML",
     "MSG_MISSING_FILE", "MSG_NOT_CLOSED", "MSG_NOT_MAPPING", "MSG_NO_FRONTMATTER", "PROFILES", "Diagnostic",
     "Severity", "errors", "find_skill_md", "is_valid", "validate_dir", "validate_text",
 ]
 
 PROFILES = ("strict", "lenient", "claude-upload")
+
+# The lenient profile and the studio lints (with the tool files' checks) are imported when a
+# call asks for them: checking a skill as the reference does loads neither.
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MAX_BODY_LINES":
+        from skill_studio.core.format.lints import MAX_BODY_LINES
+
+        return MAX_BODY_LINES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --- claude-upload -------------------------------------------------------------------
@@ -171,17 +179,23 @@ def validate_text(data: bytes | str, folder_name: str | None, profile: str = "st
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
     if profile == "lenient":
+        from skill_studio.core.format.lenient import check_lenient
+
         diags, parsed = check_lenient(data, folder_name, path, document)
     else:
         diags, parsed = check_strict(data, folder_name)
         if profile == "claude-upload" and parsed is not None and parsed.data is not None:
             diags.extend(_claude_upload(parsed.data, parsed.key_lines))
-    if lints and parsed is not None:
+    if not lints:
+        return diags
+    from skill_studio.core.format.lints import lint_body, lint_data, lint_tool_files
+
+    if parsed is not None:
         if parsed.body is not None:
             diags.extend(lint_body(parsed.body, parsed.body_line, files))
         if parsed.data is not None:
             diags.extend(lint_data(parsed, folder_name, library_names))
-    if lints and file_contents:
+    if file_contents:
         diags.extend(lint_tool_files(file_contents))
     return diags
 
@@ -229,7 +243,7 @@ def validate_dir(skill_dir: str | os.PathLike[str], profile: str = "strict", *,
     folder, a fifo, a link out of the folder, no permission) gives a single error
     in every profile, naming the file.
     """
-    directory = Path(skill_dir)
+    directory = skill_dir if isinstance(skill_dir, Path) else Path(skill_dir)
     st = _stat(directory)
     if st is None:
         if directory.is_symlink():
@@ -237,27 +251,57 @@ def validate_dir(skill_dir: str | os.PathLike[str], profile: str = "strict", *,
         return [err("S007", f"Path does not exist: {directory}")]
     if not stat.S_ISDIR(st.st_mode):
         return [err("S007", f"Not a directory: {directory}")]
-    if not has_skill_md(directory):
-        return [err("S005", MSG_MISSING_FILE)]
+    data = _plain_skill_md(directory)
+    if data is not None:
+        skill_md = directory / "SKILL.md" if profile == "lenient" else None   # (only lenient names it)
+    else:  # anything but a plain SKILL.md: the library's reader says what is wrong with it
+        if not has_skill_md(directory):
+            return [err("S005", MSG_MISSING_FILE)]
+        try:
+            skill_md, data = read_skill_md(directory)
+        except SkillParseError as e:  # over the size limit: refused before it is read
+            return [err("S006", f"SKILL.md is not readable: {e}", e.line)]
+        except FolderError as e:
+            return [err("S008", str(e))]
     folder_name = directory.name or directory.resolve().name
     if folder_name in ("..", "."):
         folder_name = directory.resolve().name
-    try:
-        skill_md, data = read_skill_md(directory)
-    except SkillParseError as e:  # over the size limit: refused before it is read
-        return [err("S006", f"SKILL.md is not readable: {e}", e.line)]
-    except FolderError as e:
-        return [err("S008", str(e))]
     contents, unread = _tool_file_contents(directory) if lints else ({}, [])
     # The files are listed for the link lint only.
     return validate_text(data, folder_name, profile, files=_skill_files(directory) if lints else None,
-                         library_names=library_names, path=str(skill_md), lints=lints,
-                         file_contents=contents) + unread
+                         library_names=library_names, path=None if skill_md is None else str(skill_md),
+                         lints=lints, file_contents=contents) + unread
+
+
+_O_PLAIN = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _plain_skill_md(directory: Path) -> bytes | None:
+    """The bytes of the folder's SKILL.md when it is a plain file within the size limit, read
+    in one call (its size known from the open file), or None for anything else: no SKILL.md, a
+    link, a fifo, a folder, over the limit, a size that changed while it was read. The library's
+    ``read_skill_md`` reads those (it gives a plain file the same bytes, with more calls)."""
+    try:
+        fd = os.open(os.path.join(directory, "SKILL.md"), _O_PLAIN)
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SKILL_MD_BYTES:
+            return None
+        data = os.read(fd, st.st_size + 1)
+        return data if len(data) == st.st_size else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _tool_file_contents(skill_dir: Path) -> tuple[dict[str, bytes | str], list[Diagnostic]]:
     """The tool files of a skill folder by path, and a W008 for each one that is there but cannot
     be read (a link, a fifo, a folder, over the size limit)."""
+    from skill_studio.core.format.tool_files import MAX_TOOL_FILE_BYTES, TOOL_FILES, unreadable
+
     out: dict[str, bytes | str] = {}
     unread: list[Diagnostic] = []
     for name in TOOL_FILES:
