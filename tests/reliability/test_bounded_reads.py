@@ -88,6 +88,24 @@ def test_read_bounded_stops_at_the_limit_whatever_the_size_said(tmp_path, monkey
     assert read_bounded(path, 100)[0] == b"x" * 100
 
 
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 3 << 20])
+def test_a_regular_file_is_read_whole_in_one_read(tmp_path, monkeypatch, size):
+    reads = []
+    real_read = os.read
+    monkeypatch.setattr(bounded_read.os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
+    data = bytes(i % 251 for i in range(size))
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    path.chmod(0o640)
+    assert read_bounded(path, 8 << 20) == (data, 0o640)
+    assert reads == [size + 1]
+    if size:
+        reads.clear()
+        assert read_bounded(path, size)[0] == data    # exactly at the limit
+        with pytest.raises(ReadRefused, match="over the limit"):
+            read_bounded(path, size - 1)
+
+
 def test_a_stream_is_read_no_further_than_its_limit():
     stream = io.BytesIO(b"y" * 10_000)
     with pytest.raises(ReadRefused, match="standard input"):

@@ -68,7 +68,15 @@ def read_bounded(path: str | os.PathLike, limit: int, *, what: str = "file", fol
                               f"give the path of {_a(what)}", text)
         if st.st_size > limit:
             raise too_big(text, st.st_size, limit, what)
-        chunks, size = [], 0
+        # One read of the size the file has (and a byte more, to see a file that grew) is most
+        # often all: a regular file gives less than asked only at its end.
+        want = min(st.st_size + 1, limit + 1)
+        data = os.read(fd, want)
+        if len(data) < want:
+            return data, stat.S_IMODE(st.st_mode) & 0o777
+        chunks, size = [data], len(data)
+        if size > limit:
+            raise too_big(text, size, limit, what)
         while chunk := os.read(fd, min(_CHUNK, limit + 1 - size)):
             chunks.append(chunk)
             size += len(chunk)

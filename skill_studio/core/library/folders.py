@@ -13,7 +13,6 @@ from skill_studio.core.format.fields import to_skill
 from skill_studio.core.format.names import file_name_problem, printable
 from skill_studio.core.format.skill_paths import VCS_REASON, vcs_part
 from skill_studio.core.format.skillmd import SkillParseError
-from skill_studio.core.library.atomic import is_staging
 from skill_studio.core.library.bounded_read import ReadRefused, read_bounded
 from skill_studio.core.model import ENTRY_DEFAULTS, Origin, Skill, SkillFile
 
@@ -40,6 +39,8 @@ def discover(root: str | os.PathLike, max_depth: int = MAX_DEPTH,
     folders not followed, and a skill folder is not searched further. A folder
     that cannot be read is skipped; ``problems``, when given, gets a line for it.
     """
+    from skill_studio.core.library.atomic import is_staging  # (loaded when a tree is walked)
+
     root = Path(root)
     if os.path.lexists(root / "SKILL.md"):
         return [root]
