@@ -63,3 +63,29 @@ def test_the_window_starts_without_the_designer():
     assert "markdown" not in loaded   # the preview's renderer comes with the designer
     assert "numpy" not in loaded      # vectors, the bus engine and layouts come with their views
     assert "skill_studio.core.format.validate" not in loaded   # checks run after the first paint
+
+
+#: Loaded after the first paint or on first use, never to build the window: the local API's
+#: announcement (and sockets), linked folders' sync and dialogs, the health check, the strict
+#: checks, the review queue's widgets, the designer's file rules.
+AFTER_FIRST_PAINT = ["socket", "skill_studio.api.announcement", "skill_studio.core.library.linked",
+                     "skill_studio.ui.agents.linked_dialogs", "difflib", "skill_studio.core.health.checks",
+                     "skill_studio.core.format.strict", "skill_studio.ui.review.queue_detail",
+                     "skill_studio.ui.review.queue_list", "skill_studio.ui.designer.file_rules"]
+
+
+def test_building_the_window_loads_nothing_the_first_paint_does_not_need(tmp_path):
+    """As on every start after the first (the welcome page, which explains the health bands, seen)."""
+    setup = ("import os; os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+             "from PySide6.QtCore import QSettings\n"
+             "from PySide6.QtWidgets import QApplication\n"
+             "from skill_studio.core.store import Store\n"
+             "from skill_studio.ui.settings import StudioSettings\n"
+             "from skill_studio.ui.shell.main_window import MainWindow\n"
+             "app = QApplication([])\n"
+             f"settings = StudioSettings(QSettings({str(tmp_path / 's.ini')!r}, QSettings.IniFormat))\n"
+             "settings.welcome_shown = True\n"
+             f"window = MainWindow(Store({str(tmp_path / 'store.db')!r}), settings)")
+    _code, loaded = _loaded(setup, "0")
+    assert "skill_studio.ui.shell.main_window" in loaded and "skill_studio.ui.shell.features" in loaded
+    assert sorted(loaded & set(AFTER_FIRST_PAINT)) == []

@@ -119,3 +119,108 @@ def test_no_designer_is_found_without_the_module(qtbot, seeded_store, settings, 
     monkeypatch.delitem(sys.modules, "skill_studio.ui.designer.designer", raising=False)
     assert window.workspace.designers() == [] and window.current_designer() is None
     assert not window.actions["save"].isEnabled()
+
+
+# --- what waits for the first paint, and what the first frame shows all the same -------------
+
+def _count_stats(store, monkeypatch) -> list:
+    calls: list = []
+    real = store.stats
+
+    def stats(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "stats", stats)
+    return calls
+
+
+@pytest.mark.parametrize("state", SAVED, ids=["defaults", "list-candidates", "search", "stale-tag"])
+def test_the_details_are_built_once_and_show_what_a_panel_built_at_once_shows(qtbot, seeded_store, settings,
+                                                                               monkeypatch, state):
+    from skill_studio.ui.library.detail_panel import DetailPanel
+
+    settings.browser_state = state
+    reads = _count_stats(seeded_store, monkeypatch)
+    window = MainWindow(seeded_store, settings)
+    qtbot.addWidget(window)
+    assert len(reads) == 1   # the empty state's counts, read once (not again for each selection signal)
+    reference = DetailPanel(seeded_store)
+    qtbot.addWidget(reference)
+    assert window.details.skill_name is None and sorted(window.details.labels) == sorted(reference.labels)
+    for key in reference.labels:
+        assert window.details.plain_text(key) == reference.plain_text(key)
+    assert window.details.open_button.isHidden() and window.details.review_bar.isHidden()
+
+
+def test_a_selection_made_at_start_is_shown_in_the_details(qtbot, seeded_store, settings):
+    from skill_studio.ui.library.detail_panel import DetailPanel
+
+    window = MainWindow(seeded_store, settings)
+    qtbot.addWidget(window)
+    name = window.model.name_at(0)
+    window.browser.select_name(name)
+    reference = DetailPanel(seeded_store)
+    qtbot.addWidget(reference)
+    reference.show_skill(name)
+    assert window.details.skill_name == name
+    assert {k: window.details.plain_text(k) for k in reference.labels} == \
+        {k: reference.plain_text(k) for k in reference.labels}
+
+
+def test_a_panel_made_without_loading_shows_nothing_until_asked(qtbot, seeded_store, monkeypatch):
+    from skill_studio.ui.library.detail_panel import DetailPanel
+
+    reads = _count_stats(seeded_store, monkeypatch)
+    panel = DetailPanel(seeded_store, load=False)
+    qtbot.addWidget(panel)
+    assert reads == [] and panel.labels == {} and panel.skill_name is None
+    panel.show_skill(None)
+    assert len(reads) == 1 and panel.plain_text("empty_counts")
+
+
+def _team_folder(tmp_path):
+    import shutil
+
+    from conftest import SAMPLES
+
+    root = tmp_path / "team"
+    root.mkdir()
+    shutil.copytree(SAMPLES / "release-notes", root / "release-notes")
+    return root
+
+
+def test_linked_folders_are_watched_after_the_first_paint(qtbot, store, settings, tmp_path):
+    from skill_studio.core.library import linked
+
+    team = _team_folder(tmp_path)
+    linked.link(store, team)
+    window = MainWindow(store, settings)
+    qtbot.addWidget(window)
+    feature = window.feature("linked")
+    assert feature.watch.directories() == []           # nothing read before the first frame
+    window.show()
+    qtbot.waitUntil(window.settled)
+    assert str(team) in feature.watch.directories()    # then the folder and its skills are watched
+    assert str(team / "release-notes") in feature.watch.directories()
+
+
+def test_linked_folders_are_not_read_once_the_store_closed(qtbot, store, settings, tmp_path):
+    from skill_studio.core.library import linked
+
+    linked.link(store, _team_folder(tmp_path))
+    window = MainWindow(store, settings)
+    qtbot.addWidget(window)
+    feature = window.feature("linked")
+    store.close()
+    qtbot.waitUntil(window.settled)   # a window never shown: due at the first turn, and dropped
+    assert feature.watch.directories() == [] and not feature.timer.isActive()
+
+
+def test_the_linked_dialogs_are_still_found_where_they_were():
+    from skill_studio.ui.agents import linked_dialogs, window_linked
+
+    assert window_linked.ConflictDialog is linked_dialogs.ConflictDialog
+    assert window_linked.LinksDialog is linked_dialogs.LinksDialog
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        window_linked.no_such_thing  # noqa: B018 - the attribute read is the test

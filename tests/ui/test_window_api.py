@@ -27,6 +27,7 @@ def test_a_running_server_is_shown_and_its_token_copied(qtbot, store, tmp_path):
     try:
         server.announce()
         window = shown_window(qtbot, store, tmp_path)
+        qtbot.waitUntil(window.settled)   # the announcement is read after the first paint
         api = _api(window)
         copied = []
         api.copy_text = copied.append
@@ -42,6 +43,7 @@ def test_a_killed_servers_note_is_not_honoured(qtbot, store, tmp_path):
     store.set_setting(SERVER_SETTING, {"url": "http://127.0.0.1:9/", "token": "left-behind", "pid": _ended_pid(),
                                        "started_at": "2024-01-01T00:00:00Z"})
     window = shown_window(qtbot, store, tmp_path)
+    qtbot.waitUntil(window.settled)
     api = _api(window)
     copied = []
     api.copy_text = copied.append

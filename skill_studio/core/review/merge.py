@@ -10,7 +10,6 @@ from skill_studio.core.format import skillmd
 from skill_studio.core.format.fields import set_studio_field, steps_location, to_skill
 from skill_studio.core.format.frontmatter import set_field
 from skill_studio.core.format.steps import find_step_list, replace_step_list, without_step_list
-from skill_studio.core.format.strict import MAX_DESCRIPTION_LENGTH
 from skill_studio.core.health import scores
 from skill_studio.core.model import Lifecycle, Origin, Skill
 from skill_studio.core.review.lifecycle import Change
@@ -47,6 +46,8 @@ def _union(*lists: list[str], without: tuple[str, ...]) -> list[str]:
 def _combined_description(target: str, source: str) -> tuple[str, bool]:
     if not source.strip() or _norm(source) in _norm(target):
         return target, False
+    from skill_studio.core.format.strict import MAX_DESCRIPTION_LENGTH  # the strict checks' module: on use
+
     text = f"{target.rstrip()} {source.strip()}"
     if len(text) <= MAX_DESCRIPTION_LENGTH:
         return text, False

@@ -1,12 +1,12 @@
 """The local API in the main window: while `skill-studio serve` runs on this store, the status bar
-says where, and File ▸ Copy local API token copies the token it needs for writes."""
+says where, and File ▸ Copy local API token copies the token it needs for writes. The store's
+announcement is first read right after the window's first paint."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel
 
-from skill_studio.api.announcement import running_server
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.shell.feature import ActionSpec, Feature, at
 
@@ -27,13 +27,17 @@ class ApiFeature(Feature):
 
     def attach(self) -> None:
         self.shell.add_status_widget(self.label)
-        self.refresh()
+        self.label.hide()
+        self.shell.action("copy_api_token").setEnabled(False)
+        self.shell.after_first_paint(self.refresh)
 
     def changes_applied(self, changes: ChangeSet) -> None:
         if changes.settings:   # the server announces itself in the store's settings
             self.refresh()
 
     def refresh(self) -> None:
+        from skill_studio.api.announcement import running_server
+
         info = running_server(self.shell.store)
         self.shell.action("copy_api_token").setEnabled(info is not None)
         self.label.setVisible(info is not None)
@@ -43,6 +47,8 @@ class ApiFeature(Feature):
                                   "changes made over it show here")
 
     def copy_token(self) -> None:
+        from skill_studio.api.announcement import running_server
+
         info = running_server(self.shell.store)
         if info is None:
             self.shell.show_status("No local API is running on this store (skill-studio serve)", 6000)

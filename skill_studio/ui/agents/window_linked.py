@@ -1,106 +1,42 @@
 """Linked folders in the main window: File ▸ Link a folder of skills… and Linked folders…; the
 linked folders are watched, and every change on disk or save in the studio starts a sync (after a
-short pause); a conflict is shown with both versions side by side for the user to choose."""
+short pause); a conflict is shown with both versions side by side for the user to choose.
+
+The folders are read, watched and caught up with after the window's first paint; the dialogs
+(:mod:`.linked_dialogs`) and the sync's code load when first needed."""
 
 from __future__ import annotations
 
-import difflib
-from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer
-from PySide6.QtGui import QColor, QFontDatabase, QTextCursor, QTextFormat
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QListWidget,
-    QPlainTextEdit,
-    QPushButton,
-    QSplitter,
-    QTextEdit,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QFileSystemWatcher, QTimer
+from PySide6.QtWidgets import QFileDialog
 
-from skill_studio.core.library import linked
-from skill_studio.core.library.folders import discover
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.safe_text import information
 from skill_studio.ui.shell.feature import ActionSpec, Feature, at
 
+if TYPE_CHECKING:
+    from skill_studio.core.library import linked
+
 SYNC_DELAY_MS = 600
 
 
-class ConflictDialog(QDialog):
-    """One skill changed on disk and in the studio: both versions, and which to keep."""
+def __getattr__(name: str) -> Any:
+    """The dialogs, still found here (they live in :mod:`.linked_dialogs`, loaded on first use)."""
+    if name in ("ConflictDialog", "LinksDialog"):
+        from skill_studio.ui.agents import linked_dialogs
 
-    def __init__(self, conflict: linked.Conflict, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.conflict, self.choice = conflict, None
-        self.setWindowTitle(f"Changed on both sides: {conflict.name}")
-        where = escape(f"{conflict.folder}/{conflict.path}")
-        note = QLabel(f"<b>{escape(conflict.name)}</b> changed in <i>{where}</i> and in the studio "
-                      "since the last sync. Nothing was overwritten. Keep one version; the other is replaced "
-                      "(the studio's earlier versions stay in its history).")
-        note.setWordWrap(True)
-        mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
-        sides = QSplitter()
-        disk_lines, store_lines = conflict.disk_text.splitlines(), conflict.store_text.splitlines()
-        changed = [set(), set()]   # the lines that differ, on each side
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, disk_lines, store_lines).get_opcodes():
-            if tag != "equal":
-                changed[0].update(range(i1, i2))
-                changed[1].update(range(j1, j2))
-        self.edits = []
-        for (title, text), lines in zip((("On disk", conflict.disk_text), ("In the studio", conflict.store_text)),
-                                        changed):
-            box = QWidget()
-            lay = QVBoxLayout(box)
-            lay.setContentsMargins(0, 0, 0, 0)
-            lay.addWidget(QLabel(f"<b>{title}</b> ({len(lines)} line(s) differ, highlighted)"))
-            edit = QPlainTextEdit(text, readOnly=True)
-            edit.setFont(mono)
-            edit.setLineWrapMode(QPlainTextEdit.NoWrap)
-            _highlight(edit, lines)
-            lay.addWidget(edit)
-            sides.addWidget(box)
-            self.edits.append(edit)
-        buttons = QDialogButtonBox()
-        self.keep_disk = buttons.addButton("Keep the folder's", QDialogButtonBox.AcceptRole)
-        self.keep_studio = buttons.addButton("Keep the studio's", QDialogButtonBox.AcceptRole)
-        later = buttons.addButton("Decide later", QDialogButtonBox.RejectRole)
-        self.keep_disk.clicked.connect(lambda: self._choose("disk"))
-        self.keep_studio.clicked.connect(lambda: self._choose("studio"))
-        later.clicked.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(note)
-        layout.addWidget(sides, 1)
-        layout.addWidget(buttons)
-        self.resize(980, 560)
-
-    def _choose(self, side: str) -> None:
-        self.choice = side
-        self.accept()
+        return getattr(linked_dialogs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _highlight(edit: QPlainTextEdit, lines: set[int]) -> None:
-    marks = []
-    colour = QColor(255, 200, 0, 70)
-    for n in sorted(lines):
-        block = edit.document().findBlockByNumber(n)
-        if block.isValid():
-            sel = QTextEdit.ExtraSelection()
-            sel.format.setBackground(colour)
-            sel.format.setProperty(QTextFormat.FullWidthSelection, True)
-            sel.cursor = QTextCursor(block)
-            marks.append(sel)
-    edit.setExtraSelections(marks)
-    if lines:
-        edit.setTextCursor(QTextCursor(edit.document().findBlockByNumber(min(lines))))
-        edit.centerCursor()
+def _linked():
+    """The linked folders' core (its import reads the folder format's modules: not at start)."""
+    from skill_studio.core.library import linked
+
+    return linked
 
 
 class LinkedFeature(Feature):
@@ -120,6 +56,11 @@ class LinkedFeature(Feature):
         self.timer = QTimer(shell, singleShot=True, interval=SYNC_DELAY_MS)
         self.timer.timeout.connect(self.sync)
 
+    @staticmethod
+    def summary(report: linked.SyncReport) -> str:
+        """What a sync did, in a line (for the status bar and the dialogs)."""
+        return summary(report)
+
     def action_specs(self) -> list[ActionSpec]:
         return [
             ActionSpec("link_folder", "&Link a folder of skills…", self.link_folder, None,
@@ -130,8 +71,11 @@ class LinkedFeature(Feature):
         ]
 
     def attach(self) -> None:
+        self.shell.after_first_paint(self._start)
+
+    def _start(self) -> None:
         self.rewatch()
-        if linked.linked_folders(self.shell.store):   # catch up with what changed while the studio was closed
+        if _linked().linked_folders(self.shell.store):   # catch up with what changed while the studio was closed
             self.timer.start()
 
     def changes_applied(self, changes: ChangeSet) -> None:
@@ -147,6 +91,7 @@ class LinkedFeature(Feature):
         folder = folder or self.pick_folder()
         if not folder:
             return None
+        linked = _linked()
         try:
             report = linked.link(self.shell.store, folder)
         except linked.LinkError as e:
@@ -157,18 +102,20 @@ class LinkedFeature(Feature):
         return report
 
     def show_links(self) -> None:
+        from skill_studio.ui.agents.linked_dialogs import LinksDialog
+
         dialog = LinksDialog(self, self.shell)
         dialog.exec()
 
     # --- keeping in step --------------------------------------------------------------
 
     def schedule(self) -> None:
-        if self.shell.isVisible() and not self._syncing and linked.linked_folders(self.shell.store):
+        if self.shell.isVisible() and not self._syncing and _linked().linked_folders(self.shell.store):
             self.timer.start()
 
     def sync(self) -> list[linked.SyncReport]:
         self.timer.stop()
-        w = self.shell
+        w, linked = self.shell, _linked()
         if not w.isVisible() or not linked.linked_folders(w.store):   # a closed window's store may be closed
             return []
         self._syncing = True
@@ -205,7 +152,7 @@ class LinkedFeature(Feature):
 
     def settle(self, conflict: linked.Conflict) -> bool:
         """Ask which side of a conflict to keep, and keep it; True when it was settled."""
-        w = self.shell
+        w, linked = self.shell, _linked()
         choice = self.ask_conflict(conflict)
         if choice not in ("disk", "studio"):
             return False
@@ -232,14 +179,18 @@ class LinkedFeature(Feature):
             self._syncing = False
 
     def _ask_conflict(self, conflict: linked.Conflict) -> str | None:
+        from skill_studio.ui.agents.linked_dialogs import ConflictDialog
+
         dialog = ConflictDialog(conflict, self.shell)
         dialog.exec()
         return dialog.choice
 
     def rewatch(self) -> None:
         """Watch each linked folder and its skills' folders and files (set again only when they change)."""
+        from skill_studio.core.library.folders import discover
+
         paths = set()
-        for folder in linked.linked_folders(self.shell.store):
+        for folder in _linked().linked_folders(self.shell.store):
             root = Path(folder)
             if root.is_dir():
                 paths.add(str(root))
@@ -253,72 +204,6 @@ class LinkedFeature(Feature):
             self.watch.removePaths(sorted(watched - paths))
         if paths - watched:
             self.watch.addPaths(sorted(paths - watched))
-
-
-class LinksDialog(QDialog):
-    def __init__(self, owner: LinkedFeature, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.owner = owner
-        self.setWindowTitle("Linked folders")
-        self.list = QListWidget()
-        self.status = QLabel()
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.setWordWrap(True)
-        add, sync, unlink = QPushButton("Link a folder…"), QPushButton("Sync now"), QPushButton("Unlink")
-        self.resolve_button = QPushButton("Resolve conflicts…")
-        add.clicked.connect(self._add)
-        sync.clicked.connect(self._sync)
-        unlink.clicked.connect(self._unlink)
-        self.resolve_button.clicked.connect(self._resolve)
-        row = QHBoxLayout()
-        for b in (add, sync, self.resolve_button, unlink):
-            row.addWidget(b)
-        row.addStretch(1)
-        close = QDialogButtonBox(QDialogButtonBox.Close)
-        close.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Folders kept in step with the library (changes on disk are imported, saves are "
-                                "written back; no version-control commands are run):"))
-        layout.addWidget(self.list, 1)
-        layout.addLayout(row)
-        layout.addWidget(self.status)
-        layout.addWidget(close)
-        self.resize(640, 360)
-        self.refresh()
-
-    def refresh(self) -> None:
-        n = len(self.owner.conflicts())
-        self.resolve_button.setEnabled(n > 0)
-        self.resolve_button.setText(f"Resolve {n} conflict(s)…" if n else "No conflicts")
-        self.list.clear()
-        self.list.addItems(linked.linked_folders(self.owner.shell.store))
-        if self.list.count():
-            self.list.setCurrentRow(0)
-
-    def _add(self) -> None:
-        report = self.owner.link_folder()
-        if report is not None:
-            self.status.setText(summary(report))
-        self.refresh()
-
-    def _sync(self) -> None:
-        reports = self.owner.sync()
-        self.status.setText("; ".join(f"{r.folder}: {summary(r)}" for r in reports) or "Nothing is linked.")
-        self.refresh()
-
-    def _resolve(self) -> None:
-        settled = sum(self.owner.settle(c) for c in self.owner.conflicts())
-        self.status.setText(f"{settled} conflict(s) settled." if settled else "Nothing was changed.")
-        self.refresh()
-
-    def _unlink(self) -> None:
-        item = self.list.currentItem()
-        if item is None:
-            return
-        linked.unlink(self.owner.shell.store, item.text())
-        self.owner.rewatch()
-        self.status.setText(f"Unlinked {item.text()}: its skills stay in the library, its files on disk.")
-        self.refresh()
 
 
 def summary(r: linked.SyncReport) -> str:

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 from skill_studio.core.format.diagnostics import Severity
 from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
 from skill_studio.core.store import NotFound, Store, StoreError
-from skill_studio.ui.designer.file_rules import human_size
 from skill_studio.ui.library.marks import icon_data_url, stars_html
 from skill_studio.ui.library.models import relative_time
 from skill_studio.ui.library.score_bar import ScoreBar
@@ -54,7 +53,8 @@ class DetailPanel(QWidget):
     pinRequested = Signal(str, bool)
     trustRequested = Signal(str, int)   # name, tier (a star was clicked)
 
-    def __init__(self, store: Store, parent=None):
+    def __init__(self, store: Store, parent=None, *, load: bool = True):
+        """``load`` False: nothing is shown (nor the library's counts read) until :meth:`show_skill`."""
         super().__init__(parent)
         self._store = store
         self._name: str | None = None
@@ -84,7 +84,11 @@ class DetailPanel(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(buttons)
         outer.addWidget(self._scroll)
-        self.show_skill(None)
+        if load:
+            self.show_skill(None)
+        else:
+            self.open_button.setVisible(False)
+            self.review_bar.set_skill(None)
 
     # --- public ----------------------------------------------------------------
 
@@ -381,6 +385,8 @@ class DetailPanel(QWidget):
             col.addWidget(self._label(f"and {len(shown) - MAX_MESSAGES} more", muted=True))
 
     def _files(self, skill: Skill, files: list[tuple[str, int, int]], col: QVBoxLayout) -> None:
+        from skill_studio.ui.designer.file_rules import human_size  # loaded with a skill's files
+
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(3)

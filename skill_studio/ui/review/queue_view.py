@@ -19,8 +19,6 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.review import queue as review
-from skill_studio.ui.review.queue_detail import QueueDetail
-from skill_studio.ui.review.queue_list import QueueDelegate, QueueModel
 from skill_studio.ui.theme import current_tokens
 
 __all__ = ["EMPTY_TEXT", "HINT", "ReviewQueueView"]
@@ -53,9 +51,12 @@ class ReviewQueueView(QWidget):
             self.refresh()
 
     def build(self) -> None:
-        """Make the widgets (once)."""
+        """Make the widgets (once). Their modules load here: a lazy view made at start only counts."""
         if self._built:
             return
+        from skill_studio.ui.review.queue_detail import QueueDetail
+        from skill_studio.ui.review.queue_list import QueueDelegate, QueueModel
+
         self._built = True
         store = self.store
         self.model = QueueModel(self)

@@ -7,29 +7,29 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
 from math import cos, pi, sin
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, QUrl
+from PySide6.QtCore import QEvent, QPointF, Qt, QTimer
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
     QMenuBar,
     QTextBrowser,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from skill_studio.core.health import checks
 from skill_studio.core.model import LIFECYCLE_TERMS, ORIGIN_TERMS, SCORE_TERMS, Lifecycle, Origin, TrustTier
 from skill_studio.ui import theme
 from skill_studio.ui.shell.feature import ActionSpec, Feature, PageSpec, at
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QUrl
 
 #: The widest a page of text runs (longer lines are hard to read on a wide screen).
 READABLE_WIDTH = 920
@@ -69,6 +69,8 @@ def _stars(tier: TrustTier) -> str:
 
 
 def _band_terms(cfg: Mapping) -> tuple[Term, ...]:
+    from skill_studio.core.health import checks
+
     terms = []
     for i, (band, low) in enumerate(checks.BANDS):
         upper = checks.BANDS[i - 1][1] if i else None
@@ -90,6 +92,8 @@ def _band_terms(cfg: Mapping) -> tuple[Term, ...]:
 def glossary(cfg: Mapping | None = None) -> list[Section]:
     """Every word a new user meets on the cards and in the views, explained in plain words.
     ``cfg``: the health check's thresholds in force (its defaults if None)."""
+    from skill_studio.core.health import checks
+
     cfg = cfg or checks.DEFAULTS
     return [
         Section("lifecycle", "Lifecycle", "Every skill is in one of these states. A skill moves from one to the "
@@ -218,6 +222,8 @@ class GlossaryPage(QWidget):
 
 
 def _health_cfg(shell) -> Mapping:
+    from skill_studio.core.health import checks
+
     return checks.settings(shell.store)
 
 
@@ -259,6 +265,8 @@ class ShortcutsDialog(QDialog):
     """The window's keyboard shortcuts by menu, with a search (beside the window, not modal)."""
 
     def __init__(self, window, parent: QWidget | None = None):
+        from PySide6.QtWidgets import QHeaderView, QTreeWidget
+
         super().__init__(parent)
         self.window_ = window
         self.setWindowTitle("Keyboard shortcuts")
@@ -290,6 +298,8 @@ class ShortcutsDialog(QDialog):
 
     def rebuild(self) -> None:
         """List the window's actions as they are now (an action added since shows up)."""
+        from PySide6.QtWidgets import QTreeWidgetItem
+
         self.tree.clear()
         w = self.window_
         for title, actions in shortcut_groups(w.menuBar(), w.actions.values()):

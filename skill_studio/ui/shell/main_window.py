@@ -50,7 +50,7 @@ class MainWindow(QMainWindow):
         self.model = SkillListModel(store, self)
         self.browser = BrowserWidget(self.model, self, load=False)   # read by restore_state below
         self.stats = StatsBar(store, self, load=False)   # after the first paint
-        self.details = DetailPanel(store, self)
+        self.details = DetailPanel(store, self, load=False)   # filled once the selection is known
 
         left = QWidget(self)
         layout = QVBoxLayout(left)
@@ -105,7 +105,6 @@ class MainWindow(QMainWindow):
         self.workspace.currentChanged.connect(self._tab_changed)
         self.workspace.problemsChanged.connect(self._tab_changed)
         self.workspace.statusMessage.connect(lambda text: self.show_status(text, 5000))
-        self.browser.selectionChanged.connect(self._on_selection)
         for view in (self.browser.card_view, self.browser.table_view):
             view.setContextMenuPolicy(Qt.CustomContextMenu)
             view.customContextMenuRequested.connect(lambda pos, v=view: self._context_menu_at(v, pos))
@@ -115,6 +114,7 @@ class MainWindow(QMainWindow):
         for feature in self.features:
             feature.attach()
         self.browser.restore_state(settings.browser_state)  # applies the saved filters once
+        self.browser.selectionChanged.connect(self._on_selection)   # the restored selection is shown below, once
         self.browser.filtersChanged.connect(self.stats.update_stats)
         self._later.watch(self.browser.current_view().viewport())
         self._later.add(self.browser.load_tags)

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QUrl
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
@@ -131,6 +131,8 @@ class StoreTrouble(QObject):
         self.details = []
         box.exec()
         if show is not None and box.clickedButton() is show:
+            from PySide6.QtCore import QUrl
+
             QDesktopServices.openUrl(QUrl.fromLocalFile(folder))
 
     # --- while the window runs --------------------------------------------------------

@@ -9,7 +9,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QImage, QKeySequence, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from skill_studio.core.library.samples import SEEDED_SETTING
 from skill_studio.ui.shell.feature import ActionSpec, Feature, PageSpec, at
 from skill_studio.ui.shell.help import HELP_GROUP, READABLE_WIDTH, GlossaryView, Section, glossary
 
@@ -147,6 +146,7 @@ class WelcomeFeature(Feature):
 
     def _make(self, parent: QWidget) -> WelcomePage:
         from skill_studio.core.health import checks
+        from skill_studio.core.library.samples import SEEDED_SETTING
 
         store = self.shell.store
         page = WelcomePage(glossary(checks.settings(store)), has_samples=bool(store.setting(SEEDED_SETTING, False)),
