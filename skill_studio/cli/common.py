@@ -25,12 +25,13 @@ class CliError(Exception):
 
 def open_store(args: argparse.Namespace) -> Store:
     """The store named by ``--store``, else the user's own (created and seeded on first use)."""
-    from skill_studio.core.library.samples import open_default
-    from skill_studio.core.paths import default_store_path
     from skill_studio.core.store import Store
 
     if args.store:
         return Store(Path(args.store))
+    from skill_studio.core.library.samples import open_default
+    from skill_studio.core.paths import default_store_path
+
     return open_default(default_store_path())
 
 

@@ -67,11 +67,13 @@ def test_the_window_starts_without_the_designer():
 
 #: Loaded after the first paint or on first use, never to build the window: the local API's
 #: announcement (and sockets), linked folders' sync and dialogs, the health check, the strict
-#: checks, the review queue's widgets, the designer's file rules.
+#: checks, the review queue's widgets, the designer's file rules, the YAML parser and the
+#: diagnostics (cards show a verdict once a check, off the GUI thread, has given one).
 AFTER_FIRST_PAINT = ["socket", "skill_studio.api.announcement", "skill_studio.core.library.linked",
                      "skill_studio.ui.agents.linked_dialogs", "difflib", "skill_studio.core.health.checks",
                      "skill_studio.core.format.strict", "skill_studio.ui.review.queue_detail",
-                     "skill_studio.ui.review.queue_list", "skill_studio.ui.designer.file_rules"]
+                     "skill_studio.ui.review.queue_list", "skill_studio.ui.designer.file_rules", "yaml",
+                     "skill_studio.core.format.skillmd", "skill_studio.core.format.diagnostics"]
 
 
 def test_building_the_window_loads_nothing_the_first_paint_does_not_need(tmp_path):

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from skill_studio.core.format.diagnostics import Severity
 from skill_studio.core.model import Skill
 
 
@@ -31,7 +30,9 @@ class Verdict:
 
 def verdict_of(skill_md: str | bytes, folder_name: str | None) -> Verdict:
     """The strict verdict of one SKILL.md text (the studio's lints left out: they never fail)."""
-    # The validator is loaded by the first check (off the GUI thread), not with the window.
+    # The validator (and the YAML parser) is loaded by the first check, off the GUI thread, not
+    # with the window.
+    from skill_studio.core.format.diagnostics import Severity
     from skill_studio.core.format.validate import validate_text
 
     problems = [d for d in validate_text(skill_md, folder_name, "strict", lints=False)

@@ -7,7 +7,6 @@ from datetime import timedelta
 from pathlib import Path
 
 from skill_studio.core.health import scores
-from skill_studio.core.library.folders import build_skill, discover, read_folder
 from skill_studio.core.model import Lifecycle, Origin, TrustTier
 from skill_studio.core.paths import samples_dir
 from skill_studio.core.store import Store
@@ -20,6 +19,9 @@ def seed(store: Store, folder: Path | None = None) -> list[str]:
 
     Uses are replayed through ``record_use`` so the scores are the real ones.
     """
+    # (the skill reader and the YAML parser load to seed a store, not to open one)
+    from skill_studio.core.library.folders import build_skill, discover, read_folder
+
     folder = folder or samples_dir()
     state = json.loads((folder / "state.json").read_text(encoding="utf-8"))["skills"]
     now = scores.utcnow()

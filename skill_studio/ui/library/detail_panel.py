@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skill_studio.core.format.diagnostics import Severity
 from skill_studio.core.model import Lifecycle, Origin, Skill, TrustTier
 from skill_studio.core.store import NotFound, Store, StoreError
 from skill_studio.ui.library.marks import icon_data_url, stars_html
@@ -338,7 +337,9 @@ class DetailPanel(QWidget):
         t = self._tokens
         folder = skill.folder_name or skill.name
         paths = [p for p, _, _ in files]
-        from skill_studio.core.format.validate import validate_text  # loaded when first shown, not at start
+        # (the validator and the YAML parser load when a skill is first shown, not at start)
+        from skill_studio.core.format.diagnostics import Severity
+        from skill_studio.core.format.validate import validate_text
 
         strict = validate_text(skill.skill_md, folder, "strict", files=paths, lints=True)
         lenient = validate_text(skill.skill_md, folder, "lenient", files=paths, lints=True)
