@@ -40,6 +40,18 @@ def import_skills(store: Store, paths: Iterable[str | os.PathLike], *, origin: O
     return Imported(report, changes)
 
 
+def index_for_search(store: Store, *, progress: Callable[[str, int, int], None] | None = None,
+                     cancelled: Callable[[], bool] | None = None) -> int:
+    """Index for search the skills an import left waiting (``import_paths(..., index_later=True)``);
+    returns how many. ``progress("Indexing for search", done, total)`` follows it; after a cancel
+    the rest keeps waiting, and the next search indexes it first."""
+    def step(done: int, total: int) -> None:
+        if progress is not None:
+            progress("Indexing for search", done, total)
+
+    return store.index_pending(progress=step, cancelled=cancelled)
+
+
 def import_changes(report: ImportReport) -> ChangeSet:
     """The skills an import added or changed, merges of extracted skills included."""
     added = {e.name for e in report.entries if e.status == "imported" and e.name}

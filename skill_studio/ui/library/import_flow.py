@@ -67,7 +67,10 @@ class _ImportWorker(QObject):
     @Slot()
     def run(self) -> None:
         try:
-            report = import_paths(self._store, self._paths, origin=self._origin, progress=self._progress)
+            # The skills are indexed for search after the report (ui.shell.window_actions): a search
+            # in between indexes them first, so it finds them all the same.
+            report = import_paths(self._store, self._paths, origin=self._origin, progress=self._progress,
+                                  index_later=True)
         except Exception as e:  # noqa: BLE001 - reported to the user; the import leaves the store consistent
             self.failed.emit(f"{type(e).__name__}: {e}" if not str(e) else str(e))
         else:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from skill_studio import __version__
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui import theme
-from skill_studio.ui.long_task import TaskRun, run_in_progress_dialog, show_summary
+from skill_studio.ui.long_task import TaskRun, progress_text, run_in_progress_dialog, show_summary
 from skill_studio.ui.shell.feature import (
     CONTEXT,
     ActionSpec,
@@ -51,6 +51,7 @@ class WindowActions(Feature):
     def __init__(self, shell):
         super().__init__(shell)
         self.import_report = None   # the report of the last import while it is open
+        self.indexing: TaskRun | None = None   # the imported skills being indexed for search
         #: where an export goes (a folder; "" when the user gives up): replaceable, e.g. in tests
         self.pick_export_folder = lambda: QFileDialog.getExistingDirectory(self.shell, "Export skills to folder")
         #: how an outcome with details is shown: show_summary(parent, title, text, details)
@@ -145,6 +146,41 @@ class WindowActions(Feature):
                 review.record(report.undo)   # Ctrl+Z undoes those merges
             w.publish(import_changes(report))
         w.show_status(f"Import: {report.summary}", 15_000)
+        self.index_for_search()
+
+    def index_for_search(self) -> None:
+        """Index for search, on a worker thread, the skills an import left waiting; the status bar
+        says how far it got ("Indexing for search 4500 of 10000…"). A search in between indexes what
+        is left first, so it finds every skill all the same (it only waits for it)."""
+        from skill_studio.core.ops.library import index_for_search
+
+        w = self.shell
+        if (self.indexing is not None and self.indexing.running()) or not w.store.waiting_for_index():
+            return   # (a run under way indexes every skill waiting, those of a later import too)
+        self.indexing = TaskRun(index_for_search, w.store, w, "search-index")
+        self.indexing.progressed.connect(self._indexing_progressed)
+        self.indexing.ended.connect(self._indexed)
+        self.indexing.start()
+
+    @Slot(str, int, int)
+    def _indexing_progressed(self, stage: str, done: int, total: int) -> None:
+        self.shell.show_status(progress_text(stage, done, total), 5_000)
+
+    @Slot()
+    def _indexed(self) -> None:
+        run = self.indexing
+        if run is None or self.shell.store.closed:
+            return
+        if run.error is not None:   # the store said no: the next search indexes them instead
+            self.shell.show_status(f"Indexing for search stopped: {run.error}", 15_000)
+        elif isinstance(run.result, int) and run.result:
+            self.shell.show_status(f"Indexed {run.result} imported skill{'s' if run.result != 1 else ''} "
+                                   "for search.", 5_000)
+
+    def shutdown(self) -> None:
+        """Stop indexing (what is left is indexed by the next search, or the next import)."""
+        if self.indexing is not None:
+            self.indexing.stop()
 
     def _show_import_report(self, parent, report) -> None:
         """The report opens beside the window (not modal), so the user can read it while working."""
