@@ -251,3 +251,19 @@ def shown_window(qtbot, store, tmp_path, size=(1300, 820)):
     window.show()
     qtbot.waitExposed(window)
     return window
+
+
+@pytest.fixture
+def full_reads(monkeypatch):
+    """The texts the strict profile's exact (pure-Python) YAML parser reads during a test: whole,
+    or from a line on with the lines before it blank."""
+    import skill_studio.core.format.strict_yaml as strict_yaml
+
+    seen: list[str] = []
+    original = strict_yaml._compose_exact
+
+    def spy(text, where):
+        seen.append(text)
+        return original(text, where)
+    monkeypatch.setattr(strict_yaml, "_compose_exact", spy)
+    return seen

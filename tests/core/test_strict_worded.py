@@ -50,18 +50,6 @@ def _exactly(fn, *args, **kwargs):
         strict_yaml._CParser = original
 
 
-@pytest.fixture
-def full_reads(monkeypatch):
-    """The texts the exact parser reads (whole, or from a line on with the lines before blank)."""
-    seen: list[str] = []
-    original = strict_yaml._compose_exact
-
-    def spy(text, where):
-        seen.append(text)
-        return original(text, where)
-    monkeypatch.setattr(strict_yaml, "_compose_exact", spy)
-    return seen
-
 
 def test_fast_and_exact_agree_on_a_seeded_corpus_of_broken_frontmatter():
     rng = random.Random(3)

@@ -11,11 +11,9 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication
-from test_card_paint_cache import _grab
+from test_card_paint_cache import _grab, shown_cards
 
 from skill_studio.ui.library.card_layout import Advances, LineDrawer, elided_lines, tag_chips
-from skill_studio.ui.library.card_view import CardView
-from skill_studio.ui.library.models import SkillListModel
 
 TEXTS = [
     "Does a thing.", "", " ", "x", "Extracts tables from scanned PDF files, cleans the headers and writes CSV",
@@ -116,14 +114,7 @@ def test_remembered_words_stay_within_their_limit(qtbot, monkeypatch):
 
 @pytest.fixture
 def cards(qtbot, seeded_store):
-    model = SkillListModel(seeded_store)
-    view = CardView()
-    view.setModel(model)
-    model.reload()
-    qtbot.addWidget(view)
-    view.resize(560, 330)   # two columns, about two rows of cards in sight
-    view.show()
-    qtbot.waitExposed(view)
+    view, model = shown_cards(qtbot, seeded_store, 560, 330)   # two columns, about two rows of cards in sight
     yield view, model
     model.verdicts.shutdown()
 

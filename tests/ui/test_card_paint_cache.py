@@ -117,16 +117,22 @@ def test_the_cache_keeps_to_its_budget():
     assert cache.get(7) is not None and cache.get(8) is None
 
 
-@pytest.fixture
-def cards(qtbot, seeded_store):
-    model = SkillListModel(seeded_store)
+def shown_cards(qtbot, store, width: int, height: int) -> tuple[CardView, SkillListModel]:
+    """A card view over ``store``'s skills, shown at that size (shut its model's checks down after)."""
+    model = SkillListModel(store)
     view = CardView()
     view.setModel(model)
     model.reload()
     qtbot.addWidget(view)
-    view.resize(900, 600)
+    view.resize(width, height)
     view.show()
     qtbot.waitExposed(view)
+    return view, model
+
+
+@pytest.fixture
+def cards(qtbot, seeded_store):
+    view, model = shown_cards(qtbot, seeded_store, 900, 600)
     qtbot.waitUntil(lambda: not model.verdicts.busy())
     yield view, model
     model.verdicts.shutdown()

@@ -5,9 +5,9 @@ skills asked for last are checked first."""
 from __future__ import annotations
 
 import pytest
+from test_card_paint_cache import shown_cards
 
 from skill_studio.ui.library import models, verdicts
-from skill_studio.ui.library.card_view import CardView
 from skill_studio.ui.library.models import SkillListModel
 from skill_studio.ui.library.verdicts import VerdictCache
 
@@ -55,14 +55,7 @@ def test_fetched_ahead_gives_the_cards_painting_would_fetch(seeded_store, small_
 @pytest.fixture
 def cards(qtbot, seeded_store, small_pages):
     store = Counting(seeded_store)
-    model = SkillListModel(store)
-    view = CardView()
-    view.setModel(model)
-    model.reload()
-    qtbot.addWidget(view)
-    view.resize(560, 330)   # two columns, about two rows of cards in sight
-    view.show()
-    qtbot.waitExposed(view)
+    view, model = shown_cards(qtbot, store, 560, 330)   # two columns, about two rows of cards in sight
     yield view, model, store
     model.verdicts.shutdown()
 

@@ -8,12 +8,10 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
-from test_card_paint_cache import STATES, _grab, _model, _paint, _skills
+from test_card_paint_cache import STATES, _grab, _model, _paint, _skills, shown_cards
 
 from skill_studio.ui import theme
 from skill_studio.ui.library.card_delegate import CardDelegate
-from skill_studio.ui.library.card_view import CardView
-from skill_studio.ui.library.models import SkillListModel
 
 
 @pytest.mark.parametrize("tokens", [theme.LIGHT, theme.DARK], ids=["light", "dark"])
@@ -51,14 +49,7 @@ def test_without_the_cache_every_card_is_drawn_in_full(qtbot):
 
 @pytest.fixture
 def cards(qtbot, seeded_store):
-    model = SkillListModel(seeded_store)
-    view = CardView()
-    view.setModel(model)
-    model.reload()
-    qtbot.addWidget(view)
-    view.resize(560, 200)   # two columns, about one row of cards in sight
-    view.show()
-    qtbot.waitExposed(view)
+    view, model = shown_cards(qtbot, seeded_store, 560, 200)   # two columns, about one row of cards in sight
     qtbot.waitUntil(lambda: not model.verdicts.busy())
     qtbot.waitUntil(lambda: not view.filling())
     yield view, model
