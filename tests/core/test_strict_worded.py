@@ -11,9 +11,9 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_strict_fast_paths import _load
 
 import skill_studio.core.format.strict_yaml as strict_yaml
-from skill_studio.core.format.strict_yaml import DialectError, Where, load_strict
 from skill_studio.core.format.validate import validate_text
 
 # Lines of frontmatter, valid and not: what the quick wordings handle (colons in values, list
@@ -31,14 +31,6 @@ PIECES = [
     "desc: 'it''s'", "r: '#'", "s: a #b", "k: [a]: b", "k: {a: b}", "- [a, b]", "\t# c", "a: b\t# c",
     "description: 日本語のドキュメント: x", "name: é😀 Über", "tags: [日本, 😀]", "ü: 'ö", "\x01",
 ]
-
-
-def _load(text: str):
-    try:
-        data, lines, meta = load_strict(text, Where(1, 4))
-    except DialectError as e:
-        return ("error", e.message, e.line, e.column, e.hint)
-    return ("data", repr(data), lines, meta)
 
 
 def _exactly(fn, *args, **kwargs):
