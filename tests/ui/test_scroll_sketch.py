@@ -1,4 +1,5 @@
-"""While the cards are dragged through fast (jump after jump), the cards not drawn yet are sketched;
+"""While the cards are dragged through fast (jump after jump), or the wheel is spun, the cards not
+drawn yet are sketched;
 once the scrolling stops or slows, every card in sight is the card drawn in full, pixel for pixel. A
 single jump, and a kept card, are drawn in full at once."""
 
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from test_card_paint_cache import STATES, _grab, _model, _paint, _skills, shown_cards
 
 from skill_studio.ui import theme
+from skill_studio.ui.library import card_view
 from skill_studio.ui.library.card_delegate import CardDelegate
 
 
@@ -125,3 +127,41 @@ def test_a_single_jump_lands_on_cards_drawn_in_full(qtbot, cards):
     _drag(view, [bar.maximum()])   # End: one jump, the scrolling settled before it
     assert not view.card_delegate.sketching and not view.card_delegate.sketched
     assert _grab(view, True) == _today(view)
+
+
+class _Clock:
+    """The view's clock, moved on by the test."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _wheel(view, clock, notches: int, apart: float) -> None:
+    """Turn the wheel down ``notches`` notches (three rows each), ``apart`` seconds between them."""
+    bar = view.verticalScrollBar()
+    for _ in range(notches):
+        clock.now += apart
+        bar.setValue(min(bar.maximum(), bar.value() + 3 * bar.singleStep()))
+        view.viewport().repaint()
+
+
+def test_a_spun_wheel_sketches_and_a_turned_one_does_not(qtbot, cards, monkeypatch):
+    view, _model = cards
+    clock = _Clock()
+    monkeypatch.setattr(card_view, "_now", clock)
+    view.resize(300, 500)   # one card a row, taller than a notch moves
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() >= 6 * bar.singleStep())   # two notches down, with room
+    assert 3 * bar.singleStep() < view.viewport().height()   # a notch is no jump
+    view.card_delegate.cache.clear()
+    _wheel(view, clock, 2, apart=0.2)   # notch by notch, as one reads: every card drawn in full
+    assert not view.card_delegate.sketching and not view.card_delegate.sketched
+    view.verticalScrollBar().setValue(0)
+    qtbot.waitUntil(lambda: not view.filling())
+    view.card_delegate.cache.clear()
+    _wheel(view, clock, 2, apart=0.01)   # spun: notches 10 ms apart
+    assert view.card_delegate.sketching and view.card_delegate.sketched
+    assert _shown(qtbot, view) == _today(view)   # and once it stops, every card in full

@@ -1,9 +1,10 @@
 """The card view of the browser: cards flow to the width (as many columns as fit, sharing the row
 evenly), the parts of a card that do something on a click show a hand cursor, and while it scrolls
 the cards about to come into sight are fetched, then drawn into the kept pictures, between frames.
-While it jumps again and again (a fast drag of the scroll bar: every card in sight is new at every
-frame) the cards not kept yet are sketched, and drawn in full between frames as soon as the scrolling
-slows or stops; a single jump (Home, End, a new filter) lands on cards drawn in full."""
+While it moves more than a row at a time again and again (a fast drag of the scroll bar, a spun
+wheel: many cards in sight are new at every frame) the cards not kept yet are sketched, and drawn in
+full between frames as soon as the scrolling slows or stops; a single jump (Home, End, a new filter)
+lands on cards drawn in full."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from skill_studio.ui.library.card_delegate import CardDelegate, columns_for
 #: The most one turn of the event loop between frames spends drawing the cards ahead (in seconds):
 #: the rest waits for the next turn, so input and frames are never held up for long.
 WARM_SLICE = 0.004
-#: Two jumps of the scroll bar less than this apart are a fast drag (its cards sketched); this long
-#: after the last one the scrolling has stopped and the sketched cards in sight are drawn in full (in
-#: milliseconds; a drag moves the bar far more often).
+#: Two big moves of the scroll bar (more than a row of cards) less than this apart are fast
+#: scrolling (its cards sketched); this long after the last move the scrolling has stopped and the
+#: sketched cards in sight are drawn in full (in milliseconds; a drag or a spun wheel moves the bar
+#: far more often).
 SETTLE_MS = 50
+_now = time.monotonic   # the clock moves are timed by (a test moves its own)
 
 
 class CardView(QListView):
@@ -71,15 +74,28 @@ class CardView(QListView):
         self._settle.timeout.connect(self._settled)
         self._fill.timeout.connect(self._fill_slice)
         self._at = self.verticalScrollBar().value()
+        self._last_big = float("-inf")   # when the scroll bar last moved more than a row
         self.verticalScrollBar().valueChanged.connect(self._moved)
 
     def _moved(self, value: int) -> None:
         self._scrolled, self._at = value - self._at, value
         self._warm.stop()
-        if abs(self._scrolled) > self.viewport().height():   # a jump: every card in sight is new
-            if self._settle.isActive():   # and another just before: sketch until it stops
+        height = self.viewport().height()
+        now = _now()
+        # More than a row of cards at once (a wheel notch moves three, an arrow one): many new cards.
+        big = abs(self._scrolled) > max(1, self.verticalScrollBar().singleStep())
+        fast = big and now - self._last_big < SETTLE_MS / 1000
+        if big:
+            self._last_big = now
+        if fast:   # big moves again and again (a fast drag, a spun wheel): sketch until it stops
+            if not self.card_delegate.sketching:
                 self.card_delegate.sketching = True
                 self._fill.stop()
+            self._settle.start()
+            if abs(self._scrolled) <= height:
+                self._ahead.start()   # (the cards that follow still come in turn: drawn ahead)
+            return
+        if abs(self._scrolled) > height:   # a single jump (Home, End): drawn in full
             self._settle.start()
             return
         self._ahead.start()
@@ -151,8 +167,9 @@ class CardView(QListView):
         prefetch = getattr(self.model(), "prefetch", None)
         if rows is not None and prefetch is not None:
             prefetch(*rows)
-        if rows is not None:
+        if rows is not None and not self.card_delegate.sketching:
             self._warm_slice()   # now: by the next turn another frame may have come
+            # (while scrolling fast they would be gone before they are seen: sketched instead)
 
     def warm_ahead(self, budget: float | None = None) -> tuple[int, bool]:
         """Draw the cards of :meth:`rows_ahead` that are not kept yet into the delegate's pictures,
