@@ -35,7 +35,6 @@ MISSING_TIP = "not in the library"
 RELATIONS = (("parent", "Parent"), ("depends_on", "Depends on"), ("dependents", "Needed by"),
              ("conflicts", "Conflicts with"))
 MAX_RELATED = 40      # names listed per section before "and N more"
-MAX_MESSAGES = 4      # validation messages listed
 
 
 class DetailPanel(QWidget):
@@ -334,56 +333,22 @@ class DetailPanel(QWidget):
         return lab
 
     def _validation(self, skill: Skill, files: list[tuple[str, int, int]], col: QVBoxLayout) -> None:
+        from skill_studio.ui.library.detail_validation import validation_words
+
         t = self._tokens
-        folder = skill.folder_name or skill.name
-        paths = [p for p, _, _ in files]
-        # (the validator and the YAML parser load when a skill is first shown, not at start)
-        from skill_studio.core.format.diagnostics import Severity
-        from skill_studio.core.format.validate import validate_text
-
-        strict = validate_text(skill.skill_md, folder, "strict", files=paths, lints=True)
-        lenient = validate_text(skill.skill_md, folder, "lenient", files=paths, lints=True)
-
-        def tally(diags) -> tuple[int, int]:
-            return (sum(d.severity is Severity.ERROR for d in diags),
-                    sum(d.severity is Severity.WARNING for d in diags))
-
-        s_err, s_warn = tally(strict)
-        l_err, l_warn = tally(lenient)
-        if s_err == 0:
-            text, color = "Passes the strict profile", t.success
-            if s_warn:
-                text += f" · {s_warn} warning{'s' if s_warn != 1 else ''}"
-        else:
-            text = f"Strict: {s_err} error{'s' if s_err != 1 else ''}, {s_warn} warning{'s' if s_warn != 1 else ''}"
-            color = t.error
-        status = self._label(text, key="validation")
-        status.setStyleSheet(f"color: {color}; font-weight: 600;")
+        words = validation_words(skill, [p for p, _, _ in files])
+        status = self._label(words.strict, key="validation")
+        status.setStyleSheet(f"color: {t.success if words.strict_passes else t.error}; font-weight: 600;")
         col.addWidget(status)
-        if l_err == 0:
-            lenient_text = "Loads as agents load it (lenient)"
-            if l_warn:
-                lenient_text += f" · {l_warn} warning{'s' if l_warn != 1 else ''}"
-        else:
-            lenient_text = (f"Lenient: {l_err} error{'s' if l_err != 1 else ''}, {l_warn} warning"
-                            f"{'s' if l_warn != 1 else ''}")
-        col.addWidget(self._label(lenient_text, key="validation_lenient", muted=True))
-        seen, shown = set(), []
-        for d in [*strict, *lenient]:
-            if d.severity is Severity.INFO or (d.message, d.line) in seen:
-                continue
-            seen.add((d.message, d.line))
-            shown.append(d)
-        for d in shown[:MAX_MESSAGES]:
-            where = f"line {d.line}: " if d.line else ""
-            mark = "Error" if d.severity is Severity.ERROR else "Warning"
-            lab = self._label(f"{mark}, {where}{d.message}", key=f"diag:{len(self.labels)}")
+        col.addWidget(self._label(words.lenient, key="validation_lenient", muted=True))
+        for text, hint in words.problems:
+            lab = self._label(text, key=f"diag:{len(self.labels)}")
             lab.setStyleSheet(f"color: {t.text}; font-size: 11px; margin-left: 4px;")
-            if d.hint:
-                lab.setToolTip(literal(d.hint))
+            if hint:
+                lab.setToolTip(literal(hint))
             col.addWidget(lab)
-        if len(shown) > MAX_MESSAGES:
-            col.addWidget(self._label(f"and {len(shown) - MAX_MESSAGES} more", muted=True))
+        if words.more:
+            col.addWidget(self._label(f"and {words.more} more", muted=True))
 
     def _files(self, skill: Skill, files: list[tuple[str, int, int]], col: QVBoxLayout) -> None:
         from skill_studio.ui.designer.file_rules import human_size  # loaded with a skill's files
