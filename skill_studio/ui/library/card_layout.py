@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QTextLayout
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QTextLayout, QTextLine
 
 from skill_studio.ui.library.marks import stars_width
 from skill_studio.ui.theme import Tokens
@@ -177,16 +177,8 @@ def laid_lines(text: str, font: QFont, width: int, max_lines: int) -> list[tuple
     text = " ".join(text.split())
     if not text or width <= 0:
         return []
-    layout = QTextLayout(text, font)
-    spans: list[tuple[int, int, float]] = []
-    layout.beginLayout()
-    while len(spans) < max_lines:
-        line = layout.createLine()
-        if not line.isValid():
-            break
-        line.setLineWidth(width)
-        spans.append((line.textStart(), line.textLength(), line.naturalTextWidth()))
-    layout.endLayout()
+    _layout, laid = _wrap(text, font, width, max_lines)
+    spans = [(line.textStart(), line.textLength(), line.naturalTextWidth()) for line in laid]
     lines = [(text[s:s + n].rstrip(), wide) for s, n, wide in spans]
     if spans:
         start = spans[-1][0]
@@ -194,6 +186,21 @@ def laid_lines(text: str, font: QFont, width: int, max_lines: int) -> list[tuple
         if len(rest) > spans[-1][1]:
             lines[-1] = (QFontMetrics(font).elidedText(rest, Qt.ElideRight, width), float(width))
     return lines
+
+
+def _wrap(text: str, font: QFont, width: int, max_lines: int) -> tuple[QTextLayout, list[QTextLine]]:
+    """``text`` laid out in lines ``width`` wide, at most ``max_lines`` of them, and its layout."""
+    layout = QTextLayout(text, font)
+    lines: list[QTextLine] = []
+    layout.beginLayout()
+    while len(lines) < max_lines:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        lines.append(line)
+    layout.endLayout()
+    return layout, lines
 
 
 class LineDrawer:
@@ -234,16 +241,7 @@ class LineDrawer:
         width = box.width()
         if not text or width <= 0:
             return
-        layout = QTextLayout(text, self._font)
-        lines = []
-        layout.beginLayout()
-        while len(lines) < max_lines:
-            line = layout.createLine()
-            if not line.isValid():
-                break
-            line.setLineWidth(width)
-            lines.append(line)
-        layout.endLayout()
+        _layout, lines = _wrap(text, self._font, width, max_lines)   # (the lines live as long as their layout)
         last = len(lines) - 1
         plain = self.plain(text)   # one run of the font's own glyphs: each line is as if shaped alone
         for i, line in enumerate(lines):
