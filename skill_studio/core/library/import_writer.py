@@ -46,8 +46,8 @@ class Writer:
     """Writes to the store on a thread of its own, so reading and parsing the next
     skills overlaps with SQLite's work (which runs without the GIL)."""
 
-    def __init__(self, store: Store, author: str | None, *, index_later: bool = False):
-        self.store, self.author, self.index_later = store, author, index_later
+    def __init__(self, store: Store, author: str | None, *, index_later: bool = False, note: str = "imported"):
+        self.store, self.author, self.index_later, self.note = store, author, index_later, note
         self.jobs: queue.Queue = queue.Queue(maxsize=4)
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="skill-import-writer", daemon=True)
@@ -64,7 +64,7 @@ class Writer:
     def add(self, batch: list[tuple[ImportEntry, Skill]]) -> None:
         def job() -> None:
             try:
-                self.store.add_many([s for _, s in batch], author=self.author, note="imported",
+                self.store.add_many([s for _, s in batch], author=self.author, note=self.note,
                                     index_later=self.index_later)
             except (StoreBusy, UnusableStore) as e:   # one by one would wait or fail the same way
                 for entry, _skill in batch:
@@ -74,7 +74,7 @@ class Writer:
                 # one by one, reporting each.
                 for entry, skill in batch:
                     try:
-                        self.store.add(skill, author=self.author, note="imported")
+                        self.store.add(skill, author=self.author, note=self.note)
                     except AlreadyExists:
                         self._settle(entry, skill)
                     except StoreError as e:

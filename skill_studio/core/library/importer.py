@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,8 @@ class ImportReport:
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin = Origin.HUMAN,
                  author: str | None = None, check_strict: bool = True,
                  progress: Callable[[int, str], bool] | None = None,
-                 merge_similar: bool | None = None, index_later: bool = False) -> ImportReport:
+                 merge_similar: bool | None = None, index_later: bool = False,
+                 note: str = "imported", lifecycle: Lifecycle | None = None) -> ImportReport:
     """Import skill folders, trees of them, SKILL.md files and .skill/.zip archives (lenient).
 
     Each skill is reported as imported, updated (a new version), unchanged or
@@ -83,10 +84,12 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
 
     With ``index_later`` the new skills are left waiting for the search index (the import then
     reports done sooner): the caller indexes them (``store.index_pending``), or the first search
-    does. Either way a search finds them as soon as this returns.
+    does. Either way a search finds them as soon as this returns. ``note`` is the new skills'
+    version note; ``lifecycle``, when given, the state new skills enter in instead of their
+    origin's (skills from another's repository enter as candidates, for review).
     """
     report = _import(store, paths, origin=Origin(origin), author=author, check_strict=check_strict,
-                     progress=progress, index_later=index_later)
+                     progress=progress, index_later=index_later, note=note, lifecycle=lifecycle)
     if merge_similar if merge_similar is not None else Origin(origin) == Origin.LLM:
         from skill_studio.core.library.extracted import absorb
 
@@ -109,7 +112,8 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
 
 
 def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin, author: str | None,
-            check_strict: bool, progress: Callable[[int, str], bool] | None, index_later: bool) -> ImportReport:
+            check_strict: bool, progress: Callable[[int, str], bool] | None, index_later: bool,
+            note: str = "imported", lifecycle: Lifecycle | None = None) -> ImportReport:
     origin = Origin(origin)
     report = ImportReport()
     seen: dict[str, str] = {}
@@ -117,7 +121,7 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
     look_alikes = LookAlikes(known)
     pending: list[tuple[ImportEntry, Skill]] = []
     pending_bytes = 0
-    writer = Writer(store, author, index_later=index_later)
+    writer = Writer(store, author, index_later=index_later, note=note)
     done = 0
 
     def flush() -> None:
@@ -160,6 +164,8 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
                         writer.update(entry, skill, version)
                 else:
                     entry.status = "imported"
+                    if lifecycle is not None:
+                        skill = replace(skill, lifecycle=lifecycle)
                     pending.append((entry, skill))
                     pending_bytes += len(skill.skill_md) + sum(len(f.data) for f in skill.files)
                     if len(pending) >= BATCH_SKILLS or pending_bytes >= BATCH_BYTES:

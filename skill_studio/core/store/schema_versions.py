@@ -379,6 +379,25 @@ ON procedural_memory WHEN NOT EXISTS (SELECT 1 FROM fts_pending WHERE rowid = ol
 END;
 """
 
+#: Version 8: where skills added from a repository or another folder came from
+#: (core.sources): the source, the commit and the path in it, the hash of what was taken, and
+#: the store's content hash right after, so an update can tell an edit in the studio from one
+#: upstream. A record follows its skill's renames and goes with it.
+_V8 = """
+CREATE TABLE IF NOT EXISTS skill_sources (
+    skill        TEXT PRIMARY KEY REFERENCES procedural_memory (name) ON DELETE CASCADE ON UPDATE CASCADE,
+    source       TEXT NOT NULL,
+    source_type  TEXT NOT NULL,
+    url          TEXT NOT NULL,
+    ref          TEXT,
+    commit_id    TEXT,
+    path         TEXT NOT NULL,
+    source_hash  TEXT NOT NULL,
+    store_hash   TEXT NOT NULL,
+    fetched_at   TEXT NOT NULL
+);
+"""
+
 #: MIGRATIONS[i] takes a store from user_version i to i + 1.
 MIGRATIONS: list[Migration] = [_script(_V1), _script(_V2), _script(_V3), _script(_V4), _v5, _script(_V6),
-                               _script(_V7)]
+                               _script(_V7), _script(_V8)]

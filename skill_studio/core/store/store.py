@@ -23,6 +23,7 @@ from skill_studio.core.store.errors import (
 from skill_studio.core.store.history import History
 from skill_studio.core.store.queries import Queries
 from skill_studio.core.store.rows import INSERT_ROW_HEAD, ROW_COLUMNS, blob_hash, content_hash, row_values, to_json
+from skill_studio.core.store.sources import Sources
 from skill_studio.core.store.vectors import Vectors
 
 FRESHNESS_STEP = 0.005  # freshness is written again when it moved by at least this much
@@ -40,7 +41,7 @@ _WAIT_FOR_INDEX = ("INSERT INTO fts_pending (rowid) SELECT rowid FROM procedural
                    "WHERE name IN (SELECT value FROM json_each(?))")
 
 
-class Store(Queries, History, Vectors, Bindings):
+class Store(Queries, History, Vectors, Bindings, Sources):
     """A skill store in one SQLite file. Safe to share between threads; every write
     is one transaction, and other processes may use the same file at once (WAL)."""
 
