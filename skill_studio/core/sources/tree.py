@@ -1,0 +1,154 @@
+"""The skills in a commit's tree, found by the rules a folder walk follows (core.library.folders):
+a skill is a folder holding a file named exactly SKILL.md, hidden folders count, ``.git`` and
+``node_modules`` are skipped, and a skill folder is not searched further. A plugin marketplace
+(``.claude-plugin/marketplace.json``) names the plugin each skill belongs to.
+
+Only files go into a staged skill folder: links and submodules are left out with a note (a link
+from a repository could point anywhere on this machine), and so is anything under ``.git``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from skill_studio.core.library.folders import (
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    MAX_FILES_PER_SKILL,
+    MAX_SKILL_BYTES,
+    SKIP_DIRS,
+    SKIP_IN_SKILL,
+)
+from skill_studio.core.sources.git import Entry, blobs
+from skill_studio.core.sources.spec import SourceError
+
+MARKETPLACE = ".claude-plugin/marketplace.json"
+MAX_SOURCE_BYTES = 2 * 1024 ** 3     # what one add may read from a repository
+MAX_MARKETPLACE_BYTES = 1024 * 1024
+
+
+@dataclass
+class TreeSkill:
+    """A skill folder of a tree: its path ("" for the tree's root), its files and what was left out."""
+
+    path: str
+    files: list[Entry] = field(default_factory=list)      # paths relative to the skill folder
+    left_out: list[str] = field(default_factory=list)
+    plugin: str | None = None
+
+    @property
+    def size(self) -> int:
+        return sum(e.size for e in self.files)
+
+    def problem(self) -> str | None:
+        """Why the skill cannot be taken as a whole (too many files, too large), or None."""
+        if len(self.files) > MAX_FILES_PER_SKILL:
+            return f"more than {MAX_FILES_PER_SKILL} files"
+        big = next((e for e in self.files if e.size > MAX_FILE_BYTES), None)
+        if big is not None:
+            return f"{big.path} is larger than {MAX_FILE_BYTES // 2**20} MiB"
+        if self.size > MAX_SKILL_BYTES:
+            return f"larger than {MAX_SKILL_BYTES // 2**20} MiB"
+        return None
+
+
+def _skipped(parts: tuple[str, ...], skip: frozenset[str]) -> bool:
+    return any(p in skip or p.lower() == ".git" for p in parts)
+
+
+def _sound(path: str) -> bool:
+    """Whether a path of a tree stays inside it (a crafted tree may hold "..", "." or empty names)."""
+    return not path.startswith("/") and all(p not in ("", ".", "..") for p in path.split("/"))
+
+
+def find_skills(entries: list[Entry], under: str = "") -> list[TreeSkill]:
+    """The skill folders of a tree listing (``entries``, as git.tree gives them for ``under``)."""
+    base = len(PurePosixPath(under).parts) if under else 0
+    folders: set[str] = set()
+    entries = [e for e in entries if _sound(e.path)]
+    for e in entries:
+        parts = PurePosixPath(e.path).parts
+        if parts[-1] != "SKILL.md" or _skipped(parts[:-1], SKIP_DIRS) or len(parts) - 1 - base > MAX_DEPTH:
+            continue
+        folders.add("/".join(parts[:-1]))
+    # a skill folder is not searched further
+    chosen = sorted(f for f in folders if not any(f != o and (o == "" or f.startswith(o + "/")) for o in folders))
+    skills = {f: TreeSkill(f) for f in chosen}
+    for e in entries:
+        owner = next((f for f in chosen if f == "" or e.path.startswith(f + "/")), None)
+        if owner is None:
+            continue
+        rel = e.path[len(owner) + 1:] if owner else e.path
+        skill = skills[owner]
+        if _skipped(PurePosixPath(rel).parts[:-1], SKIP_IN_SKILL) or PurePosixPath(rel).name.lower() == ".git":
+            continue
+        if e.is_file:
+            skill.files.append(Entry(rel, e.mode, e.sha, e.size))
+        elif e.mode == 0o120000:
+            skill.left_out.append(f"{rel}: left out (a link; links are never taken from a repository)")
+        elif e.mode == 0o160000:
+            skill.left_out.append(f"{rel}: left out (a submodule)")
+    return [skills[f] for f in chosen]
+
+
+def name_plugins(git_dir: Path, entries: list[Entry], skills: list[TreeSkill]) -> list[str]:
+    """Set each skill's plugin from the tree's plugin marketplace, if it has one; lines for what
+    in the marketplace file could not be read."""
+    market = next((e for e in entries if e.path == MARKETPLACE and e.is_file), None)
+    if market is None:
+        return []
+    if market.size > MAX_MARKETPLACE_BYTES:
+        return [f"{MARKETPLACE}: larger than 1 MiB, not read"]
+    try:
+        data = json.loads(blobs(git_dir, [market.sha])[market.sha].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        return [f"{MARKETPLACE}: not valid JSON ({e})"]
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    if not isinstance(plugins, list):
+        return [f"{MARKETPLACE}: has no list of plugins"]
+    for plugin in plugins:
+        if not isinstance(plugin, dict) or not isinstance(plugin.get("name"), str):
+            continue
+        roots: list[str] = []
+        source = plugin.get("source")
+        if isinstance(source, str) and source.startswith("./"):
+            roots.append(source)
+        listed = plugin.get("skills")
+        if isinstance(listed, list):
+            roots += [s for s in listed if isinstance(s, str)]
+        clean = [str(PurePosixPath(r)).removeprefix("./").strip("/") for r in roots]
+        for skill in skills:
+            if skill.plugin is None and any(c in ("", ".") or skill.path == c or skill.path.startswith(c + "/")
+                                            for c in clean):
+                skill.plugin = plugin["name"]
+    return []
+
+
+def stage(git_dir: Path, skills: list[TreeSkill], dest: Path, fallback_name: str) -> dict[Path, TreeSkill]:
+    """Write the files of ``skills`` under ``dest`` (a fresh folder), each skill in a folder of its
+    own name (``fallback_name`` for a skill at the tree's root); the staged folders, each with its
+    skill. SourceError when together they are more than an add may read."""
+    total = sum(s.size for s in skills)
+    if total > MAX_SOURCE_BYTES:
+        raise SourceError(f"these skills hold {total / 2**30:.1f} GiB, more than the "
+                          f"{MAX_SOURCE_BYTES // 2**30} GiB one add may take; name fewer with --skill")
+    data = blobs(git_dir, [e.sha for s in skills for e in s.files])
+    staged: dict[Path, TreeSkill] = {}
+    for number, skill in enumerate(skills):
+        name = PurePosixPath(skill.path).name if skill.path else fallback_name
+        folder = dest / str(number) / name
+        for e in skill.files:
+            target = folder.joinpath(*PurePosixPath(e.path).parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as out:
+                out.write(data[e.sha])
+            os.chmod(target, 0o755 if e.executable else 0o644)
+        folder.mkdir(parents=True, exist_ok=True)
+        staged[folder] = skill
+    return staged
+
+
+__all__ = ["MARKETPLACE", "MAX_SOURCE_BYTES", "TreeSkill", "find_skills", "name_plugins", "stage"]
