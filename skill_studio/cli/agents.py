@@ -1,4 +1,4 @@
-"""Commands that get skills to agents: ``match``, ``gate``, ``load`` and ``prompt``."""
+"""Commands that get skills to agents: ``match``, ``gate``, ``load``, ``prompt`` and ``descriptor``."""
 
 from __future__ import annotations
 
@@ -177,74 +177,6 @@ def cmd_load(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(report, args) -> int:
-    from skill_studio.cli.common import emit_json
-
-    if getattr(args, "json", False):
-        emit_json({"installed": report.installed, "unchanged": report.unchanged, "removed": report.removed,
-                    "skipped": report.skipped, "warnings": report.warnings})
-        return 1 if report.skipped else 0
-    for w in report.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    for label, names in (("installed", report.installed), ("already current", report.unchanged),
-                         ("removed", report.removed)):
-        if names:
-            print(f"{label}: {', '.join(names)}")
-    for name, why in report.skipped.items():
-        print(f"skipped {name}: {why}", file=sys.stderr)
-    return 1 if report.skipped else 0
-
-
-def cmd_install(args: argparse.Namespace) -> int:
-    from skill_studio.cli.common import CliError, open_store
-    from skill_studio.core.library import install
-
-    store = open_store(args)
-    try:
-        report = install.install(store, args.to, args.names or None, link=args.link, prune=args.prune,
-                                 force=args.force)
-    except (install.InstallError, OSError) as e:
-        raise CliError(str(e), 1) from None
-    finally:
-        store.close()
-    return _report(report, args)
-
-
-def cmd_uninstall(args: argparse.Namespace) -> int:
-    from skill_studio.cli.common import CliError
-    from skill_studio.core.library import install
-
-    try:
-        report = install.uninstall(args.folder, args.names, force=args.force)
-    except (install.InstallError, OSError) as e:
-        raise CliError(str(e), 1) from None
-    return _report(report, args)
-
-
-def cmd_installed(args: argparse.Namespace) -> int:
-    from skill_studio.cli.common import CliError, emit_json, open_store
-    from skill_studio.core.library import install
-
-    store = open_store(args)
-    try:
-        rows = install.status(store, args.folder)
-        if args.update:
-            rows = install.update(store, args.folder, force=args.force)
-    except (install.InstallError, OSError) as e:
-        raise CliError(str(e), 1) from None
-    finally:
-        store.close()
-    if args.json:
-        emit_json([{"name": r.name, "mode": r.mode, "version": r.version, "current_version": r.current_version,
-                     "state": r.state, "detail": r.detail} for r in rows])
-        return 0
-    if not rows:
-        print(f"nothing installed by Skill Studio in {args.folder}")
-    for r in rows:
-        print(f"  {r.state:<18} {r.name} ({r.mode}, v{r.version})" + (f": {r.detail}" if r.detail else ""))
-    return 0
-
-
 def cmd_descriptor(args: argparse.Namespace) -> int:
     from skill_studio.cli.common import CliError, emit_json, open_store
     from skill_studio.core.library import descriptor
@@ -333,27 +265,6 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     pr.add_argument("--run-hint", metavar="DIR", help="with --gated: after each description, how to run the "
                                                       "skill's scripts from this workspace folder (e.g. .skills: "
                                                       "bash .skills/NAME/scripts/run.sh)")
-    ins = add("install", "install skills into an agent's skill folder (read-only copies; the gated set when "
-              "none named)", cmd_install)
-    ins.add_argument("names", nargs="*", metavar="NAME")
-    ins.add_argument("--to", required=True, metavar="DIR",
-                     help="e.g. .claude/skills, .agents/skills, WORKSPACE/.skills")
-    ins.add_argument("--link", action="store_true",
-                     help="link to the studio's copy of each skill's current version instead of copying: it "
-                          "follows every save (beside the store, in STORE-managed/; the link is relative when "
-                          "both are on one file system)")
-    ins.add_argument("--prune", action="store_true",
-                     help="remove skills installed there before that are not in the set")
-    ins.add_argument("--force", action="store_true", help="also replace or remove installed skills changed by hand")
-    un = add("uninstall", "remove skills the studio installed in a folder (nothing else there is touched)",
-             cmd_uninstall)
-    un.add_argument("folder", metavar="DIR")
-    un.add_argument("names", nargs="+", metavar="NAME")
-    un.add_argument("--force", action="store_true", help="also remove installed skills changed by hand")
-    st = add("installed", "what the studio installed in a folder: current, stale, modified or missing", cmd_installed)
-    st.add_argument("folder", metavar="DIR")
-    st.add_argument("--update", action="store_true", help="reinstall the stale and missing ones")
-    st.add_argument("--force", action="store_true", help="with --update: also those changed by hand")
     de = add("descriptor", "a JSON descriptor for runtimes: the skills root and, per consumer, the enabled "
              "and disabled skills (with why); or --check one written before", cmd_descriptor, json_flag=False)
     de.add_argument("--root", metavar="DIR", help="where the skills are installed")

@@ -61,16 +61,24 @@ AREAS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ('gate', 'which skills an agent may see, and why the others may not'),
         ('load', "print a skill's SKILL.md as an agent receives it, and record the use"),
         ('prompt', 'print the <available_skills> block for skills (names or folders; the active ones when none)'),
-        ('install', "install skills into an agent's skill folder (read-only copies; the gated set when none named)"),
-        ('uninstall', 'remove skills the studio installed in a folder (nothing else there is touched)'),
-        ('installed', 'what the studio installed in a folder: current, stale, modified or missing'),
         ('descriptor', 'a JSON descriptor for runtimes: the skills root and, per consumer, the enabled and'
          ' disabled skills (with why); or --check one written before'),
+    )),
+    ("install", (
+        ('install', "install skills into agents' skill folders (read-only copies; the gated set when none named)"),
+        ('uninstall', 'remove skills the studio installed in a folder (nothing else there is touched)'),
+        ('installed', 'what the studio installed in a folder: current, stale, modified or missing'),
+        ('agents', "the agents' skill folders on this machine (and in a project), and which are present"),
     )),
     ("linked", (
         ('link', "link a folder of skills (a team's checkout) to the store: import it and keep it in step"),
         ('unlink', 'stop keeping a linked folder in step'),
         ('sync', 'bring linked folders and the store in step (changes on either side; conflicts reported)'),
+    )),
+    ("sources", (
+        ('add', 'add skills from a git repository (owner/repo, a URL, a path in it) or a folder, as candidates'),
+        ('outdated', 'skills added from a source whose source changed since (--diff shows the changes)'),
+        ('update', 'bring skills added from a source up to it (a new version each; two-sided changes asked)'),
     )),
     ("runtime", (
         ('serve', 'serve the local skills API on 127.0.0.1 (reads open, writes with the token it prints)'),
