@@ -65,7 +65,8 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
                  author: str | None = None, check_strict: bool = True,
                  progress: Callable[[int, str], bool] | None = None,
                  merge_similar: bool | None = None, index_later: bool = False,
-                 note: str = "imported", lifecycle: Lifecycle | None = None) -> ImportReport:
+                 note: str = "imported", lifecycle: Lifecycle | None = None,
+                 keep_existing: bool = False) -> ImportReport:
     """Import skill folders, trees of them, SKILL.md files and .skill/.zip archives (lenient).
 
     Each skill is reported as imported, updated (a new version), unchanged or
@@ -86,10 +87,12 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
     reports done sooner): the caller indexes them (``store.index_pending``), or the first search
     does. Either way a search finds them as soon as this returns. ``note`` is the new skills'
     version note; ``lifecycle``, when given, the state new skills enter in instead of their
-    origin's (skills from another's repository enter as candidates, for review).
+    origin's (skills from another's repository enter as candidates, for review). With
+    ``keep_existing`` a skill whose name the library has already is skipped, never a new version.
     """
     report = _import(store, paths, origin=Origin(origin), author=author, check_strict=check_strict,
-                     progress=progress, index_later=index_later, note=note, lifecycle=lifecycle)
+                     progress=progress, index_later=index_later, note=note, lifecycle=lifecycle,
+                     keep_existing=keep_existing)
     if merge_similar if merge_similar is not None else Origin(origin) == Origin.LLM:
         from skill_studio.core.library.extracted import absorb
 
@@ -113,7 +116,8 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, origin: Or
 
 def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin, author: str | None,
             check_strict: bool, progress: Callable[[int, str], bool] | None, index_later: bool,
-            note: str = "imported", lifecycle: Lifecycle | None = None) -> ImportReport:
+            note: str = "imported", lifecycle: Lifecycle | None = None,
+            keep_existing: bool = False) -> ImportReport:
     origin = Origin(origin)
     report = ImportReport()
     seen: dict[str, str] = {}
@@ -152,7 +156,10 @@ def _import(store: Store, paths: Iterable[str | os.PathLike], *, origin: Origin,
                 entry.name = skill.name
                 seen[skill.name] = entry.source
                 look_alikes.add(skill.name)
-                if skill.name in known:
+                if skill.name in known and keep_existing:
+                    entry.reason = (f'{printable(entry.source)}: the library has a skill named "{skill.name}" '
+                                    "already; it is not replaced (rename or delete it first)")
+                elif skill.name in known:
                     version, old_hash, old_origin, old_state = known[skill.name]
                     refusal = _replace_refusal(old_origin, old_state, origin)
                     if content_hash(skill.skill_md, skill.files) == old_hash:

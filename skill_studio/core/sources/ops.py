@@ -18,6 +18,7 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from skill_studio.core.format.skillmd import SkillParseError
 from skill_studio.core.library.folders import FolderError, build_skill
@@ -132,31 +133,27 @@ def add(store: Store, source: str, *, names: list[str] | None = None, ref: str |
         followed = {(r.url, r.path): r.skill for r in store.source_records()}
         taken: list[Item] = []
         for item in chosen:
-            name, _, problem = _read_name(item)
             there = followed.get((spec.url, item.path))
             if there is not None:
                 report.entries.append(ImportEntry(item.path or ".", "skipped", there,
                                                   f'added before as "{there}": "skill-studio update {there}" '
                                                   "brings the source's changes"))
-            elif name is not None and name in store:
-                report.entries.append(ImportEntry(item.path or ".", "skipped", None,
-                                                  f'{item.path or "."}: the library has a skill named "{name}" '
-                                                  "already; it is not replaced (rename or delete it first)"))
-            else:
-                taken.append(item)
-            if problem is None:
-                report.problems += [f"{item.path or '.'}/{note}" for note in item.left_out]
+                continue
+            taken.append(item)
+            report.problems += [f"{item.path or '.'}/{note}" for note in item.left_out]
         if not taken:
             return report
         imported = import_paths(store, [i.folder for i in taken], author=author, progress=progress,
                                 note=f"added from {describe_source(spec, snap.commit)}",
-                                lifecycle=Lifecycle.CANDIDATE)
+                                lifecycle=Lifecycle.CANDIDATE, keep_existing=True)
         stamp = _now()
         records = []
+        by_folder = {str(i.folder): i for i in taken}
         for entry in imported.entries:
-            origin = next((i for i in taken if _within(entry.source, i)), None)
+            origin = _item_of(entry.source, by_folder)
             if origin is not None:
                 entry.source = f"{spec.describe()}: {origin.path or '.'}"
+                entry.reason = entry.reason.replace(str(origin.folder), f"{spec.describe()}: {origin.path or '.'}")
             report.entries.append(entry)
             if origin is None or entry.status != "imported" or not entry.name:
                 continue
@@ -168,9 +165,14 @@ def add(store: Store, source: str, *, names: list[str] | None = None, ref: str |
         return report
 
 
-def _within(source: str, item: Item) -> bool:
-    folder = str(item.folder)
-    return source == folder or source.startswith(folder + "/")
+def _item_of(source: str, by_folder: dict[str, Item]) -> Item | None:
+    """The item whose folder ``source`` (a path an import reports) is, or is in."""
+    path = Path(source)
+    for candidate in (path, *path.parents):
+        found = by_folder.get(str(candidate))
+        if found is not None:
+            return found
+    return None
 
 
 def _diff(old: str, new: str, old_label: str, new_label: str, old_files: dict[str, bytes],

@@ -64,6 +64,12 @@ def _sound(path: str) -> bool:
     return not path.startswith("/") and all(p not in ("", ".", "..") for p in path.split("/"))
 
 
+def _ancestors(path: str) -> list[str]:
+    """The folders holding ``path``, nearest first, the tree's root ("") last."""
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)] + [""]
+
+
 def find_skills(entries: list[Entry], under: str = "") -> list[TreeSkill]:
     """The skill folders of a tree listing (``entries``, as git.tree gives them for ``under``)."""
     base = len(PurePosixPath(under).parts) if under else 0
@@ -75,10 +81,10 @@ def find_skills(entries: list[Entry], under: str = "") -> list[TreeSkill]:
             continue
         folders.add("/".join(parts[:-1]))
     # a skill folder is not searched further
-    chosen = sorted(f for f in folders if not any(f != o and (o == "" or f.startswith(o + "/")) for o in folders))
+    chosen = sorted(f for f in folders if f == "" or not any(a in folders for a in _ancestors(f)))
     skills = {f: TreeSkill(f) for f in chosen}
     for e in entries:
-        owner = next((f for f in chosen if f == "" or e.path.startswith(f + "/")), None)
+        owner = next((a for a in _ancestors(e.path) if a in skills), None)
         if owner is None:
             continue
         rel = e.path[len(owner) + 1:] if owner else e.path
@@ -137,16 +143,20 @@ def stage(git_dir: Path, skills: list[TreeSkill], dest: Path, fallback_name: str
                           f"{MAX_SOURCE_BYTES // 2**30} GiB one add may take; name fewer with --skill")
     data = blobs(git_dir, [e.sha for s in skills for e in s.files])
     staged: dict[Path, TreeSkill] = {}
+    made: set[Path] = set()
     for number, skill in enumerate(skills):
         name = PurePosixPath(skill.path).name if skill.path else fallback_name
         folder = dest / str(number) / name
+        folder.mkdir(parents=True)
+        made.add(folder)
         for e in skill.files:
             target = folder.joinpath(*PurePosixPath(e.path).parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "wb") as out:
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755 if e.executable else 0o644)
+            with os.fdopen(fd, "wb") as out:
                 out.write(data[e.sha])
-            os.chmod(target, 0o755 if e.executable else 0o644)
-        folder.mkdir(parents=True, exist_ok=True)
         staged[folder] = skill
     return staged
 
