@@ -67,8 +67,13 @@ class Status:
     state: str                     # CURRENT, UPSTREAM, HERE, BOTH, GONE or UNREACHABLE
     commit: str | None = None      # the source's commit now
     detail: str = ""
-    upstream_diff: str = ""        # what was taken → the source now
+    upstream_diff: str = ""        # what was taken → the source now (unified, with the files' changes)
     studio_diff: str = ""          # what was taken → the store now
+    taken_text: str = ""           # SKILL.md as taken, as the source has it now, as the store has it now
+    upstream_text: str = ""
+    studio_text: str = ""
+    upstream_files: list[str] = field(default_factory=list)   # "new file x (12 bytes)", "removed file y"…
+    studio_files: list[str] = field(default_factory=list)
     item: Item | None = field(default=None, repr=False)
 
 
@@ -175,19 +180,21 @@ def _item_of(source: str, by_folder: dict[str, Item]) -> Item | None:
     return None
 
 
-def _diff(old: str, new: str, old_label: str, new_label: str, old_files: dict[str, bytes],
-          new_files: dict[str, bytes]) -> str:
-    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                      old_label, new_label))
-    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+def _file_changes(old_files: dict[str, bytes], new_files: dict[str, bytes]) -> list[str]:
+    lines = []
     for p in sorted(set(old_files) | set(new_files)):
         if p not in new_files:
-            text += f"removed file {p}\n"
+            lines.append(f"removed file {p}")
         elif p not in old_files:
-            text += f"new file {p} ({len(new_files[p])} bytes)\n"
+            lines.append(f"new file {p} ({len(new_files[p])} bytes)")
         elif old_files[p] != new_files[p]:
-            text += f"changed file {p} ({len(old_files[p])} → {len(new_files[p])} bytes)\n"
-    return text
+            lines.append(f"changed file {p} ({len(old_files[p])} → {len(new_files[p])} bytes)")
+    return lines
+
+
+def _diff(old: str, new: str, old_label: str, new_label: str, files: list[str]) -> str:
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), old_label, new_label)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines) + "".join(f + "\n" for f in files)
 
 
 def _taken(store: Store, record: SourceRecord) -> tuple[str, dict[str, bytes]] | None:
@@ -258,14 +265,19 @@ def _status(store: Store, record: SourceRecord, item: Item | None, commit: str |
         base = _taken(store, record)
         base_text, base_files = base if base is not None else ("", {})
         label = f"{record.skill} as taken" + (f" ({record.commit[:12]})" if record.commit else "")
+        status.taken_text = base_text
         if upstream:
-            status.upstream_diff = _diff(base_text, data.decode("utf-8", "replace"), label,
+            status.upstream_text = data.decode("utf-8", "replace")
+            status.upstream_files = _file_changes(base_files, {f.path: f.data for f in files})
+            status.upstream_diff = _diff(base_text, status.upstream_text, label,
                                          f"{record.skill} upstream" + (f" ({commit[:12]})" if commit else ""),
-                                         base_files, {f.path: f.data for f in files})
+                                         status.upstream_files)
         if here:
+            status.studio_text = current.skill_md
+            status.studio_files = _file_changes(base_files, {f.path: f.data for f in current.files})
             status.studio_diff = _diff(base_text, current.skill_md, label,
                                        f"{record.skill} in the studio (version {current.version})",
-                                       base_files, {f.path: f.data for f in current.files})
+                                       status.studio_files)
     return status
 
 

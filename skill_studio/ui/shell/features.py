@@ -13,6 +13,7 @@ from skill_studio.ui.review.window_review import ReviewFeature
 from skill_studio.ui.shell.feature import Feature
 from skill_studio.ui.shell.help import HelpFeature
 from skill_studio.ui.shell.welcome import WelcomeFeature
+from skill_studio.ui.sources.window_sources import SourcesFeature
 
 FEATURES: tuple[type[Feature], ...] = (
     ReviewFeature,
@@ -22,6 +23,7 @@ FEATURES: tuple[type[Feature], ...] = (
     AgentsFeature,
     ApiFeature,
     LinkedFeature,
+    SourcesFeature,
     WelcomeFeature,
     HelpFeature,
 )
