@@ -75,6 +75,10 @@ AREAS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ('unlink', 'stop keeping a linked folder in step'),
         ('sync', 'bring linked folders and the store in step (changes on either side; conflicts reported)'),
     )),
+    ("team", (
+        ('team', 'a linked folder that is a git working copy: status, pull (two-sided changes asked), commit, push'),
+        ('publish', 'write skills as a new git repository (skills/, a README index, a plugin marketplace file)'),
+    )),
     ("sources", (
         ('add', 'add skills from a git repository (owner/repo, a URL, a path in it) or a folder, as candidates'),
         ('outdated', 'skills added from a source whose source changed since (--diff shows the changes)'),

@@ -1,0 +1,300 @@
+"""A team's library in a git repository: a linked folder (core.library.linked) that is a git
+working copy, kept in step with the team through git, and a selection published as a new one.
+
+This is the user's own repository: git runs there with the user's config and hooks, as it would
+from a terminal (unlike a source's repository, core.sources.git, which is never trusted).
+
+- ``state``: branch, upstream, commits ahead and behind, changed files;
+- ``pull``: the studio's saves are written to the folder first (a sync); the team's commits are
+  merged; then the folder is synced again, so their changes come in as new versions. A skill
+  changed by the team and also in the studio (saved, not yet pushed) is a two-sided change, as in
+  a sync: nothing is pulled until each such skill has a side chosen (``keep``: "team" or
+  "studio"); the side not kept stays in the store's history;
+- ``commit``: everything changed in the folder, with a message made of the save notes;
+- ``push``;
+- ``publish``: skills written as a new repository, with a README index and a plugin marketplace
+  file (``.claude-plugin/marketplace.json``), committed, ready for the ``skills`` tool and Claude
+  Code's marketplaces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skill_studio.core.library import linked
+from skill_studio.core.library.folder_write import export_folder
+from skill_studio.core.sources.git import git_program
+
+TEAM, STUDIO = "team", "studio"
+
+
+class TeamError(Exception):
+    """A git step failed or cannot be taken now (the message says what to do)."""
+
+
+def _git(folder: Path, *args: str, data: bytes | None = None, interactive: bool = False) -> str:
+    env = {**os.environ, "LC_ALL": "C"}
+    if not interactive:
+        env["GIT_TERMINAL_PROMPT"] = "0"
+    try:
+        done = subprocess.run([git_program(), "-C", str(folder), *args], input=data, capture_output=True, env=env,
+                              timeout=600, stdin=None if data is not None else subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise TeamError(f"git {args[0]} took longer than 10 minutes and was stopped") from None
+    if done.returncode != 0:
+        words = [w.strip() for w in (done.stderr + done.stdout).decode("utf-8", "replace").splitlines() if w.strip()]
+        raise TeamError(f"git {args[0]} in {folder}: " + ("; ".join(words[-3:]) or "failed"))
+    return done.stdout.decode("utf-8", "replace")
+
+
+@dataclass
+class TeamState:
+    folder: str
+    branch: str = ""
+    upstream: str = ""           # "" when the branch follows none
+    ahead: int = 0
+    behind: int = 0
+    changed: list[str] = field(default_factory=list)   # paths (relative to the repository) changed or new
+
+    def describe(self) -> str:
+        if not self.upstream:
+            where = f"on {self.branch or 'no branch'}, following no remote branch"
+        elif self.ahead or self.behind:
+            where = f"on {self.branch}: {self.ahead} commit(s) to push, {self.behind} to pull"
+        else:
+            where = f"on {self.branch}, in step with {self.upstream}"
+        return where + (f"; {len(self.changed)} changed file(s) to commit" if self.changed else "")
+
+
+def is_working_copy(folder: str | os.PathLike) -> bool:
+    try:
+        return _git(Path(folder), "rev-parse", "--is-inside-work-tree").strip() == "true"
+    except TeamError:
+        return False
+
+
+def state(folder: str | os.PathLike, *, fetch: bool = False, interactive: bool = False) -> TeamState:
+    """Where the working copy at ``folder`` stands (after fetching the team's commits when ``fetch``)."""
+    folder = Path(folder)
+    if not is_working_copy(folder):
+        raise TeamError(f"{folder}: not a git working copy (clone the team's repository, then link the clone)")
+    out = TeamState(str(folder))
+    if fetch and _git(folder, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}", "--").strip():
+        _git(folder, "fetch", "--quiet", interactive=interactive)
+    for record in _git(folder, "status", "--porcelain=v2", "--branch", "-z", "--", ".").split("\0"):
+        if record.startswith("# branch.head "):
+            out.branch = record.split(" ", 2)[2]
+        elif record.startswith("# branch.upstream "):
+            out.upstream = record.split(" ", 2)[2]
+        elif record.startswith("# branch.ab "):
+            ahead, behind = record.split(" ")[2:4]
+            out.ahead, out.behind = int(ahead), -int(behind)
+        elif record[:2] in ("1 ", "2 ", "u "):
+            out.changed.append(record.split(" ", {"1": 8, "2": 9, "u": 10}[record[0]])[-1])
+        elif record.startswith("? "):
+            out.changed.append(record[2:])
+    return out
+
+
+def _upstream(folder: Path) -> str:
+    try:
+        return _git(folder, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}").strip()
+    except TeamError:
+        raise TeamError(f"{folder}: the branch follows no remote branch (git push -u origin BRANCH once)") from None
+
+
+@dataclass(frozen=True)
+class TeamConflict:
+    """A skill the team changed and the studio changed too, since they last met."""
+
+    path: str          # the skill's folder, relative to the linked folder
+    team_text: str     # its SKILL.md as the team has it now
+    studio_text: str   # as the studio wrote it to the folder
+
+
+def _skill_folder(root: Path, rel: str, tree: set[str]) -> str | None:
+    parts = Path(rel).parts
+    for i in range(len(parts) - 1, 0, -1):
+        candidate = "/".join(parts[:i])
+        if (root / candidate / "SKILL.md").exists() or f"{candidate}/SKILL.md" in tree:
+            return candidate
+    return "." if (root / "SKILL.md").exists() else None
+
+
+def _changed_paths(folder: Path, *args: str) -> list[str]:
+    return [p for p in _git(folder, "diff", "--name-only", "--relative", "-z", *args).split("\0") if p]
+
+
+def conflicts(folder: str | os.PathLike) -> list[TeamConflict]:
+    """The skills changed both by the team (fetched, not merged) and here (saved or committed,
+    not pushed)."""
+    folder = Path(folder)
+    upstream = _upstream(folder)
+    team_tree = set(_git(folder, "ls-tree", "-r", "--name-only", "--full-name", upstream).splitlines())
+    prefix = _git(folder, "rev-parse", "--show-prefix").strip()
+    tree = {p[len(prefix):] for p in team_tree if p.startswith(prefix)}
+    theirs = {_skill_folder(folder, p, tree) for p in _changed_paths(folder, f"HEAD...{upstream}", "--", ".")}
+    st = state(folder)
+    top = Path(_git(folder, "rev-parse", "--show-toplevel").strip())
+    here = folder.resolve()
+    local = [str((top / p).relative_to(here)) for p in st.changed if (top / p).is_relative_to(here)]
+    ours = {_skill_folder(folder, p, tree) for p in local + _changed_paths(folder, f"{upstream}...HEAD", "--", ".")}
+    out = []
+    for path in sorted(p for p in theirs & ours if p is not None):
+        rel = f"{prefix}{path}/SKILL.md" if path != "." else f"{prefix}SKILL.md"
+        try:
+            team_text = _git(folder, "show", f"{upstream}:{rel}")
+        except TeamError:
+            team_text = ""   # deleted by the team
+        md = folder / path / "SKILL.md"
+        studio_text = md.read_text(encoding="utf-8", errors="replace") if md.exists() else ""
+        out.append(TeamConflict(path, team_text, studio_text))
+    return out
+
+
+@dataclass
+class PullReport:
+    state: TeamState
+    conflicts: list[TeamConflict] = field(default_factory=list)   # not pulled: choose a side for each
+    syncs: list[linked.SyncReport] = field(default_factory=list)
+    pulled: bool = False
+
+
+def _read_tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def pull(store, folder: str | os.PathLike, *, keep: dict[str, str] | None = None,
+         interactive: bool = False) -> PullReport:
+    """Bring the team's commits into the folder and the store (see the module docstring)."""
+    folder = Path(folder).resolve()
+    keep = dict(keep or {})
+    if str(folder) not in linked.linked_folders(store):
+        raise TeamError(f"{folder}: not linked to this store (link it first)")
+    syncs = linked.sync(store, folder)
+    if any(r.conflicts for r in syncs):
+        raise TeamError(f"{folder}: the folder and the studio disagree on a skill already; settle the sync "
+                        "conflicts first (Linked folders…, or skill-studio sync --keep-…)")
+    upstream = _upstream(folder)
+    _git(folder, "fetch", "--quiet", interactive=interactive)
+    st = state(folder)
+    report = PullReport(st, syncs=syncs)
+    if not st.behind:
+        return report
+    found = conflicts(folder)
+    bad = [k for k, side in keep.items() if side not in (TEAM, STUDIO)]
+    if bad:
+        raise ValueError(f"keep {TEAM!r} or {STUDIO!r}")
+    open_ones = [c for c in found if c.path not in keep]
+    if open_ones:
+        report.conflicts = open_ones
+        return report
+    kept = {c.path: _read_tree(folder / c.path) for c in found
+            if keep[c.path] == STUDIO and (folder / c.path).is_dir()}
+    for c in found:   # both sides' uncommitted edits of these skills leave the working copy (the store has them)
+        _git(folder, "checkout", "HEAD", "--", c.path)
+        _git(folder, "clean", "-fdq", "--", c.path)
+    stashed = bool(state(folder).changed)
+    if stashed:
+        _git(folder, "stash", "push", "--include-untracked", "--quiet", "-m", "skill-studio: before pull", "--", ".")
+    try:
+        _git(folder, "merge", "--no-edit", "--quiet", "--ff" if st.ahead else "--ff-only", upstream)
+    except TeamError:
+        subprocess.run([git_program(), "-C", str(folder), "merge", "--abort"], capture_output=True)
+        if stashed:
+            _git(folder, "stash", "pop", "--quiet")
+        raise
+    if stashed:
+        _git(folder, "stash", "pop", "--quiet")
+    for path, files in kept.items():   # the studio's side, back on top of the team's
+        target = folder / path
+        for rel, data in files.items():
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            (target / rel).write_bytes(data)
+    report.syncs = linked.sync(store, folder)
+    report.state = state(folder)
+    report.pulled = True
+    return report
+
+
+def commit_message(store, folder: Path, changed: list[str]) -> str:
+    """A message made of the save notes of the skills whose folders changed."""
+    names: list[str] = []
+    links = store.setting(linked.SETTING, {}).get(str(folder), {}).get("skills", {})
+    for path, rec in sorted(links.items()):
+        if any(c == path or c.startswith(path.rstrip("/") + "/") for c in changed) and rec.get("name"):
+            names.append(rec["name"])
+    if not names:
+        return "Update skills"
+    lines = []
+    for name in names:
+        try:
+            v = store.versions(name)[0]
+        except IndexError:
+            continue
+        lines.append(f"- {name} v{v.version}: {v.note or 'saved'}")
+    head = f"Update {', '.join(names[:4])}" + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return head + "\n\n" + "\n".join(lines) + "\n"
+
+
+def commit(store, folder: str | os.PathLike, message: str | None = None) -> str:
+    """Commit everything changed in the folder (the studio's saves are written there first); the
+    new commit's id. TeamError when there is nothing to commit."""
+    folder = Path(folder).resolve()
+    if str(folder) in linked.linked_folders(store):
+        linked.sync(store, folder)
+    st = state(folder)
+    if not st.changed:
+        raise TeamError(f"{folder}: nothing to commit")
+    top = Path(_git(folder, "rev-parse", "--show-toplevel").strip())
+    local = [str((top / p).relative_to(folder)) for p in st.changed if (top / p).is_relative_to(folder)]
+    _git(folder, "add", "--all", "--", ".")
+    _git(folder, "commit", "--quiet", "-F", "-", data=(message or commit_message(store, folder, local)).encode())
+    return _git(folder, "rev-parse", "HEAD").strip()
+
+
+def push(folder: str | os.PathLike, *, interactive: bool = False) -> TeamState:
+    folder = Path(folder).resolve()
+    _upstream(folder)
+    _git(folder, "push", "--quiet", interactive=interactive)
+    return state(folder)
+
+
+def publish(store, names: list[str], dest: str | os.PathLike, *, title: str | None = None,
+            owner: str | None = None) -> Path:
+    """Write the named skills as a new git repository at ``dest`` (an empty or new folder): the
+    skills under ``skills/``, a README index and a plugin marketplace file, committed."""
+    dest = Path(dest)
+    if dest.exists() and any(dest.iterdir()):
+        raise TeamError(f"{dest}: not empty; publish into a new folder")
+    skills = [store.get(n) for n in names]
+    if not skills:
+        raise TeamError("name the skills to publish")
+    dest.mkdir(parents=True, exist_ok=True)
+    for skill in skills:
+        export_folder(skill, dest / "skills")
+    name = title or dest.name
+    rows = "\n".join(f"| [{s.name}](skills/{s.folder_name or s.name}/SKILL.md) | "
+                     f"{' '.join((s.description or '').split()).replace('|', '/')} |" for s in skills)
+    (dest / "README.md").write_text(
+        f"# {name}\n\n{len(skills)} agent skill(s), published from Skill Studio.\n\n"
+        f"Add them with `npx skills add OWNER/REPO`, `skill-studio add OWNER/REPO`, or in Claude Code with "
+        f"`/plugin marketplace add OWNER/REPO`.\n\n| skill | what it does |\n|---|---|\n{rows}\n", encoding="utf-8")
+    market = {"name": name, "owner": {"name": owner or store.actor},
+              "plugins": [{"name": name, "description": f"{len(skills)} skill(s) published from Skill Studio",
+                           "source": "./", "strict": False,
+                           "skills": [f"./skills/{s.folder_name or s.name}" for s in skills]}]}
+    (dest / ".claude-plugin").mkdir()
+    (dest / ".claude-plugin" / "marketplace.json").write_text(json.dumps(market, indent=2) + "\n", encoding="utf-8")
+    _git(dest, "init", "--quiet", "-b", "main")
+    _git(dest, "add", "--all")
+    _git(dest, "commit", "--quiet", "-m", f"Publish {len(skills)} skill(s) from Skill Studio")
+    return dest
+
+
+__all__ = ["STUDIO", "TEAM", "PullReport", "TeamConflict", "TeamError", "TeamState", "commit", "commit_message",
+           "conflicts", "is_working_copy", "publish", "pull", "push", "state"]

@@ -1,0 +1,149 @@
+"""A team's library in git: two clones of one repository, one linked to a store; the studio's saves
+committed and pushed, the team's commits pulled in as new versions, a skill changed on both sides
+held back until a side is chosen, and a selection published as a new repository."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from source_repos import Upstream, git, skill_md
+
+from skill_studio.core.library import linked, team_git
+from skill_studio.core.sources import ops
+
+
+@pytest.fixture(autouse=True)
+def _identity(monkeypatch):
+    for key, value in (("GIT_AUTHOR_NAME", "Studio"), ("GIT_AUTHOR_EMAIL", "s@example.org"),
+                       ("GIT_COMMITTER_NAME", "Studio"), ("GIT_COMMITTER_EMAIL", "s@example.org")):
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture
+def team(tmp_path, store):
+    """(the linked clone, a teammate's clone): the team repository holds alpha and beta."""
+    up = Upstream(tmp_path, {"alpha/SKILL.md": skill_md("alpha"), "beta/SKILL.md": skill_md("beta")})
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    git("clone", "-q", str(up.bare), str(mine), cwd=tmp_path)
+    git("clone", "-q", str(up.bare), str(theirs), cwd=tmp_path)
+    linked.link(store, mine)
+    return mine, theirs
+
+
+def _save(store, name: str, extra: str, note: str = "edited") -> None:
+    s = store.get(name)
+    store.update(name, replace(s, skill_md=s.skill_md + extra, content=s.content + extra), s.version, note=note)
+
+
+def _teammate_commits(theirs, rel: str, text: str) -> None:
+    (theirs / rel).parent.mkdir(parents=True, exist_ok=True)
+    (theirs / rel).write_text(text)
+    git("add", "-A", cwd=theirs)
+    git("commit", "-qm", "teammate", cwd=theirs)
+    git("push", "-q", cwd=theirs)
+
+
+def test_the_state_of_a_linked_working_copy(store, team):
+    mine, _ = team
+    st = team_git.state(mine)
+    assert (st.branch, st.upstream, st.ahead, st.behind, st.changed) == ("main", "origin/main", 0, 0, [])
+    assert "in step with origin/main" in st.describe()
+    with pytest.raises(team_git.TeamError, match="not a git working copy"):
+        team_git.state(mine.parent)
+
+
+def test_studio_saves_are_committed_with_their_notes_and_pushed(store, team):
+    mine, theirs = team
+    _save(store, "alpha", "\nA better step.\n", note="clearer first step")
+    commit = team_git.commit(store, mine)
+    message = git("log", "-1", "--format=%B", cwd=mine)
+    assert message.startswith("Update alpha") and "- alpha v2: clearer first step" in message
+    assert team_git.state(mine).ahead == 1
+    assert team_git.push(mine).ahead == 0
+    git("pull", "-q", cwd=theirs)
+    assert git("rev-parse", "HEAD", cwd=theirs).strip() == commit
+    assert "A better step." in (theirs / "alpha" / "SKILL.md").read_text()
+    with pytest.raises(team_git.TeamError, match="nothing to commit"):
+        team_git.commit(store, mine)
+
+
+def test_the_teams_commits_come_in_as_new_versions(store, team):
+    mine, theirs = team
+    _teammate_commits(theirs, "beta/SKILL.md", skill_md("beta", body="The team's rule.\n"))
+    _teammate_commits(theirs, "gamma/SKILL.md", skill_md("gamma"))
+    assert team_git.state(mine, fetch=True).behind == 2
+    report = team_git.pull(store, mine)
+    assert report.pulled and report.conflicts == [] and report.state.behind == 0
+    assert "The team's rule." in store.get("beta").skill_md and store.get("beta").version == 2
+    assert "gamma" in store
+
+
+def test_unrelated_changes_on_both_sides_merge(store, team):
+    mine, theirs = team
+    _save(store, "alpha", "\nOurs.\n")
+    _teammate_commits(theirs, "beta/SKILL.md", skill_md("beta", body="Theirs.\n"))
+    report = team_git.pull(store, mine)
+    assert report.pulled
+    assert "Ours." in store.get("alpha").skill_md and "Theirs." in store.get("beta").skill_md
+    assert "Ours." in (mine / "alpha" / "SKILL.md").read_text()   # still to commit
+    assert team_git.state(mine).changed == ["alpha/SKILL.md"]
+
+
+@pytest.mark.parametrize("side", [team_git.TEAM, team_git.STUDIO])
+def test_a_skill_changed_on_both_sides_waits_for_a_choice(store, team, side):
+    mine, theirs = team
+    _save(store, "alpha", "\nOurs.\n")
+    _teammate_commits(theirs, "alpha/SKILL.md", skill_md("alpha", body="Theirs.\n"))
+    report = team_git.pull(store, mine)
+    assert not report.pulled
+    (conflict,) = report.conflicts
+    assert conflict.path == "alpha" and "Theirs." in conflict.team_text and "Ours." in conflict.studio_text
+    assert team_git.state(mine).behind == 1 and "Ours." in store.get("alpha").skill_md   # nothing pulled
+    report = team_git.pull(store, mine, keep={"alpha": side})
+    assert report.pulled and report.state.behind == 0
+    text = store.get("alpha").skill_md
+    if side == team_git.TEAM:
+        assert "Theirs." in text and "Ours." not in text
+        assert any("Ours." in store.version_text("alpha", v.version)[0] for v in store.versions("alpha"))
+    else:
+        assert "Ours." in text and "Theirs." not in text
+        assert team_git.state(mine).changed == ["alpha/SKILL.md"]   # the studio's side, to commit
+
+
+def test_publish_writes_a_repository_ready_for_the_tools(store, tmp_path):
+    from conftest import make
+
+    for name in ("pdf-forms", "sql-review"):
+        store.add(make(name, f"Does {name}. Use when needed."))
+    dest = team_git.publish(store, ["pdf-forms", "sql-review"], tmp_path / "team-skills")
+    assert (dest / "skills" / "pdf-forms" / "SKILL.md").exists()
+    readme = (dest / "README.md").read_text()
+    assert "| [sql-review](skills/sql-review/SKILL.md) | Does sql-review. Use when needed. |" in readme
+    market = json.loads((dest / ".claude-plugin" / "marketplace.json").read_text())
+    assert market["plugins"][0]["skills"] == ["./skills/pdf-forms", "./skills/sql-review"]
+    assert git("status", "--porcelain", cwd=dest) == ""
+    # what was published is a source the studio (and so the skills tool's layout) reads back
+    spec, _, listed, _ = ops.list_source(store, str(dest))
+    assert [(s.name, s.plugin) for s in listed] == [("pdf-forms", "team-skills"), ("sql-review", "team-skills")]
+    with pytest.raises(team_git.TeamError, match="not empty"):
+        team_git.publish(store, ["pdf-forms"], dest)
+
+
+def test_the_team_command_round_trip(store, team, capsys):
+    from skill_studio.cli import main
+
+    mine, theirs = team
+    _teammate_commits(theirs, "alpha/SKILL.md", skill_md("alpha", body="Theirs.\n"))
+    _save(store, "alpha", "\nOurs.\n")
+    args = ["--store", str(store.path), "team"]
+    assert main([*args, "pull", str(mine)]) == 1
+    assert "--keep-team alpha" in capsys.readouterr().out
+    assert main([*args, "pull", str(mine), "--keep-studio", "alpha"]) == 0
+    assert main([*args, "commit", str(mine), "-m", "Keep our alpha"]) == 0
+    assert main([*args, "push", str(mine)]) == 0
+    assert main([*args, "status"]) == 0
+    out = capsys.readouterr().out
+    assert "pulled" in out and "committed" in out and "in step with origin/main" in out
+    assert git("log", "-1", "--format=%s", cwd=mine).strip() == "Keep our alpha"
