@@ -292,3 +292,20 @@ class SummaryView(QWidget):
             geometry = window.frameGeometry()
             if geometry.bottom() + self._grown > free.bottom():   # keep it on the screen: move it up
                 window.move(geometry.x(), max(free.top(), free.bottom() - geometry.height() - self._grown))
+
+
+def start_run(parent: QObject, work: Work, arg: object, name: str, progress: ProgressRow, first_text: str,
+              finished: Callable[[TaskRun], None]) -> TaskRun:
+    """Start ``work(arg, progress=, cancelled=)`` on a worker thread, shown on ``progress``;
+    ``finished(run)`` is called on the GUI thread once it has ended (the run is deleted after)."""
+    run = TaskRun(work, arg, parent, name)
+    progress.follow(run, first_text)
+
+    def ended() -> None:
+        try:
+            finished(run)
+        finally:
+            run.deleteLater()
+
+    run.ended.connect(ended)
+    return run.start()

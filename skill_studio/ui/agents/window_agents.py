@@ -22,6 +22,9 @@ class AgentsFeature(Feature):
             ActionSpec("try_query", "Try a &query", self.show, "Ctrl+Shift+Q",
                        "The skills an agent would be offered for a query, and those the gate keeps out",
                        places=(at("View", 3, 4),), toolbar=(2, 2)),
+            ActionSpec("show_agent_folders", "&Agents' folders", self.show_folders,
+                       tip="Which agents are on this computer, where each reads skills, and which skills each has",
+                       places=(at("View", 3, 6),)),
             ActionSpec("install_skills", "&Install for agents…", self.install, "Ctrl+Shift+I",
                        "Copy (or link) the skills agents may see into an agent's skill folder",
                        places=(at("File", 2, 10),)),
@@ -31,7 +34,19 @@ class AgentsFeature(Feature):
         ]
 
     def page_specs(self) -> list[PageSpec]:
-        return [PageSpec("query", "Try a query", self._make)]
+        return [PageSpec("query", "Try a query", self._make),
+                PageSpec("agent_folders", "Agents' folders", self._make_folders)]
+
+    def show_folders(self) -> None:
+        self.shell.open_page("agent_folders")
+
+    def _make_folders(self, parent):
+        from skill_studio.ui.agents.agent_folders_view import AgentFoldersView
+
+        view = AgentFoldersView(self.shell.store, parent)
+        view.installed.connect(lambda _names: self.shell.publish(ChangeSet.of(installs=True,
+                                                                              label="installed for agents")))
+        return view
 
     @property
     def query(self):
@@ -88,3 +103,12 @@ class AgentsFeature(Feature):
     def changes_applied(self, changes: ChangeSet) -> None:
         if self.query is not None:
             self.query.apply_changes(changes)
+        folders = self.shell.page("agent_folders")
+        if folders is not None and (changes.installs or changes.added or changes.removed or changes.renamed
+                                    or changes.unknown):
+            folders.reload()
+
+    def shutdown(self) -> None:
+        folders = self.shell.page("agent_folders")
+        if folders is not None:
+            folders.shutdown()

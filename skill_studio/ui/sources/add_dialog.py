@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.sources import ops
-from skill_studio.ui.long_task import ProgressRow, SummaryView, TaskRun
+from skill_studio.ui.long_task import ProgressRow, SummaryView, TaskRun, start_run
 
 
 class AddSourceDialog(QDialog):
@@ -168,23 +168,19 @@ class AddSourceDialog(QDialog):
         self.accept()
 
     def _start(self, work, first_text: str, finished) -> None:
-        self.run = run = TaskRun(work, self.store, self, "add-source")
-        self.progress.follow(run, first_text)
         for w in (self.list_button, self.add_button, self.source, self.ref):
             w.setEnabled(False)
 
-        def ended() -> None:
+        def ended(run: TaskRun) -> None:
             self.run = None
             for w in (self.list_button, self.source, self.ref):
                 w.setEnabled(True)
             try:
                 finished(run)
             finally:
-                run.deleteLater()
                 self._count()
 
-        run.ended.connect(ended)
-        run.start()
+        self.run = start_run(self, work, self.store, "add-source", self.progress, first_text, ended)
 
     def reject(self) -> None:
         if self.run is not None:

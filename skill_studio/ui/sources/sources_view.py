@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from skill_studio.core.sources import ops
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.elided import ElidedLabel
-from skill_studio.ui.long_task import ProgressRow, SummaryView, TaskRun
+from skill_studio.ui.long_task import ProgressRow, SummaryView, TaskRun, start_run
 
 #: How each state reads in the list.
 STATE_WORDS = {ops.CURRENT: "Up to date", ops.UPSTREAM: "Changed upstream", ops.HERE: "Edited in the studio",
@@ -263,21 +263,17 @@ class SourcesView(QWidget):
     def _start(self, work, first_text: str, finished) -> None:
         if self.run is not None:
             return
-        self.run = run = TaskRun(work, self.store, self, "sources")
-        self.progress.follow(run, first_text)
         self.summary.setVisible(False)
 
-        def ended() -> None:
+        def ended(run: TaskRun) -> None:
             self.run = None
             self.summary.setVisible(True)
             try:
                 finished(run)
             finally:
-                run.deleteLater()
                 self._show_current()
 
-        run.ended.connect(ended)
-        run.start()
+        self.run = start_run(self, work, self.store, "sources", self.progress, first_text, ended)
         self._show_current()
 
     def shutdown(self) -> None:
