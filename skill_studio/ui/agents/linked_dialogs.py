@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFontDatabase, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -29,13 +30,16 @@ from skill_studio.core.library import linked
 class ConflictDialog(QDialog):
     """One skill changed on disk and in the studio: both versions, and which to keep."""
 
-    def __init__(self, conflict: linked.Conflict, parent: QWidget | None = None):
+    def __init__(self, conflict: linked.Conflict, parent: QWidget | None = None, *,
+                 titles: tuple[str, str] = ("On disk", "In the studio"),
+                 keeps: tuple[str, str] = ("Keep the folder's", "Keep the studio's"), why: str = ""):
         super().__init__(parent)
         self.conflict, self.choice = conflict, None
         self.setWindowTitle(f"Changed on both sides: {conflict.name}")
         where = escape(f"{conflict.folder}/{conflict.path}")
-        note = QLabel(f"<b>{escape(conflict.name)}</b> changed in <i>{where}</i> and in the studio "
-                      "since the last sync. Nothing was overwritten. Keep one version; the other is replaced "
+        note = QLabel(f"<b>{escape(conflict.name)}</b> " + (escape(why) if why else
+                      f"changed in <i>{where}</i> and in the studio since the last sync.") +
+                      " Nothing was overwritten. Keep one version; the other is replaced "
                       "(the studio's earlier versions stay in its history).")
         note.setWordWrap(True)
         mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
@@ -47,7 +51,7 @@ class ConflictDialog(QDialog):
                 changed[0].update(range(i1, i2))
                 changed[1].update(range(j1, j2))
         self.edits = []
-        for (title, text), lines in zip((("On disk", conflict.disk_text), ("In the studio", conflict.store_text)),
+        for (title, text), lines in zip(((titles[0], conflict.disk_text), (titles[1], conflict.store_text)),
                                         changed):
             box = QWidget()
             lay = QVBoxLayout(box)
@@ -61,8 +65,8 @@ class ConflictDialog(QDialog):
             sides.addWidget(box)
             self.edits.append(edit)
         buttons = QDialogButtonBox()
-        self.keep_disk = buttons.addButton("Keep the folder's", QDialogButtonBox.AcceptRole)
-        self.keep_studio = buttons.addButton("Keep the studio's", QDialogButtonBox.AcceptRole)
+        self.keep_disk = buttons.addButton(keeps[0], QDialogButtonBox.AcceptRole)
+        self.keep_studio = buttons.addButton(keeps[1], QDialogButtonBox.AcceptRole)
         later = buttons.addButton("Decide later", QDialogButtonBox.RejectRole)
         self.keep_disk.clicked.connect(lambda: self._choose("disk"))
         self.keep_studio.clicked.connect(lambda: self._choose("studio"))
@@ -120,13 +124,53 @@ class LinksDialog(QDialog):
         close.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Folders kept in step with the library (changes on disk are imported, saves are "
-                                "written back; no version-control commands are run):"))
+                                "written back; git runs only when you use the team repository's buttons):"))
         layout.addWidget(self.list, 1)
         layout.addLayout(row)
+        layout.addWidget(self.team_box())
         layout.addWidget(self.status)
         layout.addWidget(close)
-        self.resize(640, 360)
+        self.resize(640, 420)
+        self.list.currentTextChanged.connect(lambda _t: self._team_state())
         self.refresh()
+
+    def team_box(self) -> QWidget:
+        """A linked folder that is a git working copy: where it stands, Pull, Commit and Push."""
+        box = QGroupBox("Team repository (git)")
+        self.team_label = QLabel()
+        self.team_label.setWordWrap(True)
+        self.team_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.team_buttons = {action: QPushButton(text) for action, text in (
+            ("status", "Check"), ("pull", "Pull"), ("commit", "Commit"), ("push", "Push"))}
+        self.team_buttons["status"].setToolTip("Fetch the team's commits and compare")
+        self.team_buttons["pull"].setToolTip("Take the team's commits (a skill changed on both sides is asked about)")
+        self.team_buttons["commit"].setToolTip("Commit the studio's saves in this folder, with their notes")
+        self.team_buttons["push"].setToolTip("Send the commits to the team")
+        row = QHBoxLayout()
+        for action, button in self.team_buttons.items():
+            button.clicked.connect(lambda _c=False, a=action: self._team(a))
+            row.addWidget(button)
+        row.addStretch(1)
+        lay = QVBoxLayout(box)
+        lay.addWidget(self.team_label)
+        lay.addLayout(row)
+        return box
+
+    def _team_state(self, text: str | None = None) -> None:
+        item = self.list.currentItem()
+        said = text if text is not None else self.owner.team_state(item.text()) if item is not None else None
+        on = said is not None
+        self.team_label.setText(said if on else "The folder chosen is not a git working copy: clone the team's "
+                                "repository and link the clone to commit, pull and push from here.")
+        for button in self.team_buttons.values():
+            button.setEnabled(on)
+
+    def _team(self, action: str) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.status.setText(self.owner.team(item.text(), action))
+            self.refresh()
+            self._team_state()
 
     def refresh(self) -> None:
         n = len(self.owner.conflicts())

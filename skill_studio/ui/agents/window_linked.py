@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from skill_studio.core.ops.changes import ChangeSet
 from skill_studio.ui.safe_text import information
-from skill_studio.ui.shell.feature import ActionSpec, Feature, at
+from skill_studio.ui.shell.feature import ActionSpec, Feature, any_selected, at
 
 if TYPE_CHECKING:
     from skill_studio.core.library import linked
@@ -45,7 +45,9 @@ class LinkedFeature(Feature):
     def __init__(self, shell):
         super().__init__(shell)
         self.pick_folder = lambda: QFileDialog.getExistingDirectory(shell, "Folder of skills to link")
+        self.pick_new_folder = lambda: QFileDialog.getExistingDirectory(shell, "An empty folder for the repository")
         self.ask_conflict = self._ask_conflict        # (conflict) -> "disk" | "studio" | None
+        self.ask_team_conflict = self._ask_team_conflict   # the same, "disk" being the team's side
         self.tell = lambda text: information(shell, "Linked folders", text)
         self.last: list[linked.SyncReport] = []
         self._syncing = False
@@ -67,8 +69,33 @@ class LinkedFeature(Feature):
                        "Keep the library in step with a folder of skills, such as a team's checkout",
                        places=(at("File", 3, 10),)),
             ActionSpec("linked_folders", "Lin&ked folders…", self.show_links, None,
-                       "The linked folders: sync now or unlink", places=(at("File", 3, 11),)),
+                       "The linked folders: sync now or unlink; a team's git working copy: pull, commit, push",
+                       places=(at("File", 3, 11),)),
+            ActionSpec("publish_repository", "&Publish selection as a repository…", self.publish, None,
+                       "Write the selected skills as a new git repository: skills/, a README index and a plugin "
+                       "marketplace file, ready for the skills tool and Claude Code", places=(at("File", 3, 12),),
+                       enabled=any_selected),
         ]
+
+    def publish(self, folder: str | None = None) -> str | None:
+        """Publish the selected skills into a new folder (asked for); returns the folder, or None."""
+        from skill_studio.core.library import team_git
+
+        names = self.shell.selected_names()
+        if not names:
+            return None
+        folder = folder or self.pick_new_folder()
+        if not folder:
+            return None
+        try:
+            dest = team_git.publish(self.shell.store, names, folder)
+        except (team_git.TeamError, OSError) as e:
+            self.tell(f"Nothing was published: {e}")
+            return None
+        self.tell(f"Published {len(names)} skill(s) as a git repository in {dest}. Add the team's remote and push "
+                  "it (git remote add origin URL, then git push -u origin main); link the folder to keep it in step "
+                  "with the library.")
+        return str(dest)
 
     def attach(self) -> None:
         self.shell.after_first_paint(self._start)
@@ -170,6 +197,87 @@ class LinkedFeature(Feature):
             self._publish(ChangeSet.of(changed=[conflict.name], label="linked folders"))
         self.schedule()
         return True
+
+    # --- a linked folder that is a team's git working copy ------------------------------
+
+    def team_state(self, folder: str) -> str | None:
+        """Where the folder's working copy stands (without fetching), or None when it is not one."""
+        from skill_studio.core.library import team_git
+
+        try:
+            return team_git.state(folder).describe() if team_git.is_working_copy(folder) else None
+        except team_git.TeamError as e:
+            return str(e)
+
+    def team(self, folder: str, action: str) -> str:
+        """Check, pull, commit or push the folder's working copy (on a worker thread, with a progress
+        dialog); a skill changed by the team and in the studio is asked about before anything is
+        pulled. Returns what happened, in a line."""
+        from skill_studio.core.library import team_git
+
+        keep: dict[str, str] = {}
+        while True:
+            run = self._team_run(folder, action, keep)
+            if run.error:
+                return run.error
+            ok, result = run.result   # type: ignore[misc]
+            if not ok:
+                return str(result)
+            if action == "status":
+                return str(result)
+            if action == "commit":
+                self.schedule()
+                return f"Committed {str(result)[:12]} in {folder}."
+            if action == "push":
+                return f"Pushed: {result}"
+            report: team_git.PullReport = result   # type: ignore[assignment]
+            if report.conflicts:
+                for c in report.conflicts:
+                    side = self.ask_team_conflict(self._as_conflict(folder, c))
+                    if side is None:
+                        return "Nothing was pulled: a skill changed by the team and in the studio waits for a choice."
+                    keep[c.path] = team_git.TEAM if side == "disk" else team_git.STUDIO
+                continue
+            self._after(report.syncs)
+            return f"Pulled; {report.state.describe()}" if report.pulled else f"Nothing to pull; " \
+                f"{report.state.describe()}"
+
+    def _team_run(self, folder: str, action: str, keep: dict[str, str]):
+        from skill_studio.core.library import team_git
+        from skill_studio.ui.long_task import TaskRun, run_in_progress_dialog
+
+        def work(store, progress, cancelled):
+            try:   # (done, what it gave or why not)
+                if action == "status":
+                    return True, team_git.state(folder, fetch=True).describe()
+                if action == "commit":
+                    return True, team_git.commit(store, folder)
+                if action == "push":
+                    return True, team_git.push(folder).describe()
+                return True, team_git.pull(store, folder, keep=keep)
+            except (team_git.TeamError, _linked().LinkError) as e:
+                return False, str(e)
+
+        words = {"status": "Fetching the team's commits…", "pull": "Pulling…", "commit": "Committing…",
+                 "push": "Pushing…"}[action]
+        self._syncing = True   # the folder's files change under git: one sync after, not one per file
+        try:
+            return run_in_progress_dialog(self.shell, "Team repository", words, TaskRun(work, self.shell.store,
+                                                                                         self.shell, "team"))
+        finally:
+            self._syncing = False
+
+    def _as_conflict(self, folder: str, c) -> linked.Conflict:
+        return _linked().Conflict(folder, c.path, c.path, c.team_text, c.studio_text)
+
+    def _ask_team_conflict(self, conflict: linked.Conflict) -> str | None:
+        from skill_studio.ui.agents.linked_dialogs import ConflictDialog
+
+        dialog = ConflictDialog(conflict, self.shell, titles=("The team's", "In the studio"),
+                                keeps=("Take the team's", "Keep the studio's"),
+                                why="was changed by the team and in the studio since they last met.")
+        dialog.exec()
+        return dialog.choice
 
     def _publish(self, changes: ChangeSet) -> None:
         self._syncing = True   # what the views do with it is not a change to write back
