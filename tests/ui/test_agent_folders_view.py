@@ -76,3 +76,16 @@ def test_the_window_opens_the_tab(qtbot, seeded_store, open_window, home):
     window = open_window(seeded_store)
     window.action("show_agent_folders").trigger()
     assert window.page("agent_folders") is not None
+
+
+def test_link_instead_of_copying(qtbot, seeded_store, home):
+    view = AgentFoldersView(seeded_store)
+    qtbot.addWidget(view)
+    _row(view, "Claude Code", "This computer").setCheckState(0, Qt.Checked)
+    name = view.skills.topLevelItem(0).text(0)
+    _skill(view, name).setSelected(True)
+    view.link_box.setChecked(True)
+    with qtbot.waitSignal(view.installed, timeout=20000):
+        qtbot.mouseClick(view.install_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.run is None)
+    assert (home / ".claude" / "skills" / name).is_symlink()

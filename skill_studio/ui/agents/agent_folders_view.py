@@ -11,6 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from skill_studio.core.library.agent_folders import AgentFolder, folders
+from skill_studio.core.library.install import LINK_WARNING
 from skill_studio.core.model import Lifecycle
 from skill_studio.ui.elided import ElidedLabel
 from skill_studio.ui.long_task import ProgressRow, SummaryView, TaskRun, start_run
@@ -99,6 +101,8 @@ class AgentFoldersView(QWidget):
 
         self.install_button = QPushButton("Install for the ticked agents")
         self.install_button.clicked.connect(self.install)
+        self.link_box = QCheckBox("Link instead of copying")
+        self.link_box.setToolTip(LINK_WARNING)
         self.remove_button = QPushButton("Remove from the ticked agents")
         self.remove_button.setToolTip("Removes only what the studio installed; nothing else there is touched")
         self.remove_button.clicked.connect(self.remove)
@@ -106,6 +110,7 @@ class AgentFoldersView(QWidget):
         self.progress = ProgressRow()
         buttons = QHBoxLayout()
         buttons.addWidget(self.install_button)
+        buttons.addWidget(self.link_box)
         buttons.addWidget(self.remove_button)
         buttons.addWidget(self.summary, 1)
         buttons.addWidget(self.progress, 1)
@@ -185,7 +190,7 @@ class AgentFoldersView(QWidget):
     # --- work ---------------------------------------------------------------------------------
 
     def install(self) -> None:
-        names, targets, project = self.selected_names(), self._targets(), self.project
+        names, targets, project, link = self.selected_names(), self._targets(), self.project, self.link_box.isChecked()
 
         def work(store, progress, cancelled):
             from skill_studio.core.library import install
@@ -193,7 +198,7 @@ class AgentFoldersView(QWidget):
 
             done, skipped = set(), {}
             for folder in targets:
-                report = install.install(store, folder, names, progress=progress, cancelled=cancelled)
+                report = install.install(store, folder, names, link=link, progress=progress, cancelled=cancelled)
                 done.update(report.installed, report.unchanged)
                 skipped.update(report.skipped)
             if project is not None and done and any(f.is_relative_to(project) for f in targets):
