@@ -267,3 +267,11 @@ def full_reads(monkeypatch):
         return original(text, where)
     monkeypatch.setattr(strict_yaml, "_compose_exact", spy)
     return seen
+
+
+@pytest.fixture
+def git_identity(monkeypatch):
+    """Who commits, for tests whose code runs ``git commit`` (a fresh machine has nobody set)."""
+    for key, value in (("GIT_AUTHOR_NAME", "Studio"), ("GIT_AUTHOR_EMAIL", "s@example.org"),
+                       ("GIT_COMMITTER_NAME", "Studio"), ("GIT_COMMITTER_EMAIL", "s@example.org")):
+        monkeypatch.setenv(key, value)

@@ -309,3 +309,39 @@ def start_run(parent: QObject, work: Work, arg: object, name: str, progress: Pro
 
     run.ended.connect(ended)
     return run.start()
+
+
+class OneRunAtATime:
+    """For a view that runs one piece of work at a time on ``self.progress`` (a ProgressRow), its
+    ``self.summary`` (a SummaryView) hidden meanwhile; ``self.store`` is what the work gets.
+    ``work_changed()`` is called when work starts and ends (to enable or disable what depends on it)."""
+
+    run: TaskRun | None = None
+    progress: ProgressRow
+    summary: SummaryView
+    store: object
+
+    def work_changed(self) -> None:
+        """Override: the run started or ended."""
+
+    def start_work(self, work: Work, first_text: str, finished: Callable[[TaskRun], None]) -> None:
+        if self.run is not None:
+            return
+        self.summary.setVisible(False)
+
+        def ended(run: TaskRun) -> None:
+            self.run = None
+            self.summary.setVisible(True)
+            try:
+                finished(run)
+            finally:
+                self.work_changed()
+
+        assert isinstance(self, QObject)
+        self.run = start_run(self, work, self.store, type(self).__name__, self.progress, first_text, ended)
+        self.work_changed()
+
+    def shutdown(self) -> None:
+        """Stop the work (before the view goes away)."""
+        if self.run is not None:
+            self.run.stop()

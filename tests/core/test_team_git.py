@@ -13,12 +13,7 @@ from source_repos import Upstream, git, skill_md
 from skill_studio.core.library import linked, team_git
 from skill_studio.core.sources import ops
 
-
-@pytest.fixture(autouse=True)
-def _identity(monkeypatch):
-    for key, value in (("GIT_AUTHOR_NAME", "Studio"), ("GIT_AUTHOR_EMAIL", "s@example.org"),
-                       ("GIT_COMMITTER_NAME", "Studio"), ("GIT_COMMITTER_EMAIL", "s@example.org")):
-        monkeypatch.setenv(key, value)
+pytestmark = pytest.mark.usefixtures("git_identity")
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from skill_studio.core.library.agent_folders import AgentFolder, folders
 from skill_studio.core.library.install import LINK_WARNING
 from skill_studio.core.model import Lifecycle
 from skill_studio.ui.elided import ElidedLabel
-from skill_studio.ui.long_task import ProgressRow, SummaryView, TaskRun, start_run
+from skill_studio.ui.long_task import OneRunAtATime, ProgressRow, SummaryView, TaskRun
 
 PROJECT_SETTING = "agents.project"
 
@@ -52,7 +52,7 @@ def _holders_text(have) -> str:
     return "; ".join(parts)
 
 
-class AgentFoldersView(QWidget):
+class AgentFoldersView(OneRunAtATime, QWidget):
     """``installed(names)`` after skills were installed or removed."""
 
     installed = Signal(list)
@@ -60,7 +60,6 @@ class AgentFoldersView(QWidget):
     def __init__(self, store, parent: QWidget | None = None):
         super().__init__(parent)
         self.store = store
-        self.run: TaskRun | None = None
         self.places: list[AgentFolder] = []
         self.pick_folder = lambda: QFileDialog.getExistingDirectory(self, "Project folder")   # replaceable in tests
 
@@ -229,14 +228,11 @@ class AgentFoldersView(QWidget):
     def _targets(self) -> list[Path]:
         return list(dict.fromkeys(p.path for p in self.ticked()))
 
-    def _start(self, work, first_text: str, verb: str) -> None:
-        if self.run is not None:
-            return
-        self.summary.setVisible(False)
+    def work_changed(self) -> None:
+        self._enable()
 
-        def ended(run: TaskRun) -> None:
-            self.run = None
-            self.summary.setVisible(True)
+    def _start(self, work, first_text: str, verb: str) -> None:
+        def finished(run: TaskRun) -> None:
             if run.error:
                 self.summary.show_result(f"{verb} nothing: {run.error}", "danger")
             else:
@@ -249,9 +245,4 @@ class AgentFoldersView(QWidget):
                     self.installed.emit(done)
             self.reload()
 
-        self.run = start_run(self, work, self.store, "agent-folders", self.progress, first_text, ended)
-        self._enable()
-
-    def shutdown(self) -> None:
-        if self.run is not None:
-            self.run.stop()
+        self.start_work(work, first_text, finished)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from skill_studio.core.sources import ops
 from skill_studio.ui.designer.diff_view import DiffView
 from skill_studio.ui.elided import ElidedLabel
-from skill_studio.ui.long_task import ProgressRow, SummaryView, TaskRun, start_run
+from skill_studio.ui.long_task import OneRunAtATime, ProgressRow, SummaryView, TaskRun
 
 #: How each state reads in the list.
 STATE_WORDS = {ops.CURRENT: "Up to date", ops.UPSTREAM: "Changed upstream", ops.HERE: "Edited in the studio",
@@ -42,7 +42,7 @@ def _commit_text(s: ops.Status) -> str:
     return taken or "(a folder)"
 
 
-class SourcesView(QWidget):
+class SourcesView(OneRunAtATime, QWidget):
     """The followed skills and their changes. ``changed(names)`` after an update changed skills."""
 
     changed = Signal(list)
@@ -53,7 +53,6 @@ class SourcesView(QWidget):
         super().__init__(parent)
         self.store = store
         self.statuses: dict[str, ops.Status] = {}
-        self.run: TaskRun | None = None
 
         self.add_button = QPushButton("Add from a repository…")
         self.add_button.setToolTip("Add skills from a git repository (owner/repo, a URL) or a folder")
@@ -218,8 +217,8 @@ class SourcesView(QWidget):
 
     def check(self) -> None:
         """Fetch every source and compare (on a worker thread)."""
-        self._start(lambda store, progress, cancelled: ops.outdated(store, with_diffs=True), "Checking the sources…",
-                    self._checked)
+        self.start_work(lambda store, progress, cancelled: ops.outdated(store, with_diffs=True),
+                        "Checking the sources…", self._checked)
 
     def _checked(self, run: TaskRun) -> None:
         if run.error:
@@ -238,12 +237,12 @@ class SourcesView(QWidget):
         name = self.current_name()
         if name is None:
             return
-        self._start(lambda store, progress, cancelled: ops.update(store, [name], take=take),
-                    f"Updating {name}…", self._updated)
+        self.start_work(lambda store, progress, cancelled: ops.update(store, [name], take=take),
+                        f"Updating {name}…", self._updated)
 
     def _update_all(self) -> None:
         names = sorted(n for n, s in self.statuses.items() if s.state == ops.UPSTREAM)
-        self._start(lambda store, progress, cancelled: ops.update(store, names), "Updating…", self._updated)
+        self.start_work(lambda store, progress, cancelled: ops.update(store, names), "Updating…", self._updated)
 
     def _updated(self, run: TaskRun) -> None:
         if run.error:
@@ -260,22 +259,5 @@ class SourcesView(QWidget):
             self.changed.emit(done)
         self.check()
 
-    def _start(self, work, first_text: str, finished) -> None:
-        if self.run is not None:
-            return
-        self.summary.setVisible(False)
-
-        def ended(run: TaskRun) -> None:
-            self.run = None
-            self.summary.setVisible(True)
-            try:
-                finished(run)
-            finally:
-                self._show_current()
-
-        self.run = start_run(self, work, self.store, "sources", self.progress, first_text, ended)
+    def work_changed(self) -> None:
         self._show_current()
-
-    def shutdown(self) -> None:
-        if self.run is not None:
-            self.run.stop()
