@@ -79,6 +79,9 @@ AREAS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ('team', 'a linked folder that is a git working copy: status, pull (two-sided changes asked), commit, push'),
         ('publish', 'write skills as a new git repository (skills/, a README index, a plugin marketplace file)'),
     )),
+    ("agent_server", (
+        ('mcp', 'serve the library to agents over the Model Context Protocol (stdio, or --http on 127.0.0.1)'),
+    )),
     ("sources", (
         ('add', 'add skills from a git repository (owner/repo, a URL, a path in it) or a folder, as candidates'),
         ('outdated', 'skills added from a source whose source changed since (--diff shows the changes)'),

@@ -52,7 +52,7 @@ _VERBS = frozenset("""
     diff disable download draft draw dump edit embed emit enable encode encrypt enrich estimate
     evaluate execute expand explain export extract fetch fill filter find fix flag format
     generate get grep group hash import index infer insert inspect install invoke join label
-    launch lint list load locate lock log lookup make map mark measure merge migrate monitor move
+    launch lint list load locate lock log lookup make manage map mark measure merge migrate monitor move
     normalise normalize notify ocr open optimise optimize order parse patch pause ping plan play
     post predict preview print process profile publish pull push put query rank read rebuild
     recognise recognize record redact refresh register reject reload remove rename render reply
