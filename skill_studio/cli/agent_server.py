@@ -48,6 +48,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     m = add("mcp", "serve the library to agents over the Model Context Protocol (stdio, or --http on 127.0.0.1)",
             cmd_mcp, json_flag=False)
+    m.add_argument("--store", metavar="PATH", default=argparse.SUPPRESS,
+                   help="the store file (as before the command; default: the user's store)")
     m.add_argument("--http", action="store_true",
                    help="streamable HTTP on 127.0.0.1 with a bearer token (printed) instead of stdio")
     m.add_argument("--port", type=int, default=0, help="with --http: the port (default: any free one)")

@@ -41,7 +41,7 @@ def db(tmp_path):
 
 
 def _server_args(db, *extra: str) -> list[str]:
-    return ["-m", "skill_studio", "--store", str(db), "mcp", *extra]
+    return ["-m", "skill_studio", "mcp", "--store", str(db), *extra]   # as the connect snippets write it
 
 
 @asynccontextmanager

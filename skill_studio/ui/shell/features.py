@@ -10,6 +10,7 @@ from skill_studio.ui.bindings.window_bindings import BindingsFeature
 from skill_studio.ui.graph.window_graph import GraphFeature
 from skill_studio.ui.health.window_health import HealthFeature
 from skill_studio.ui.review.window_review import ReviewFeature
+from skill_studio.ui.shell.connect_agent import ConnectFeature
 from skill_studio.ui.shell.feature import Feature
 from skill_studio.ui.shell.help import HelpFeature
 from skill_studio.ui.shell.welcome import WelcomeFeature
@@ -26,4 +27,5 @@ FEATURES: tuple[type[Feature], ...] = (
     SourcesFeature,
     WelcomeFeature,
     HelpFeature,
+    ConnectFeature,
 )
