@@ -190,11 +190,17 @@ class LibraryServer:
     # --- telling clients of changes ----------------------------------------------------------
 
     async def watch(self, poll_seconds: float = POLL_SECONDS) -> None:
-        """Every ``poll_seconds``, send the list-changed notifications when the gated set changed."""
+        """Every ``poll_seconds``, send the list-changed notifications when the gated set changed
+        (looked at again only after something was committed to the store)."""
+        token = self.store.change_token()
         self._seen = await anyio.to_thread.run_sync(self.signature)
         while True:
             await anyio.sleep(poll_seconds)
             try:
+                latest = self.store.change_token()
+                if latest == token:
+                    continue
+                token = latest
                 now = await anyio.to_thread.run_sync(self.signature)
             except Exception:   # noqa: BLE001 - a busy or briefly locked store: look again next time
                 continue

@@ -100,16 +100,18 @@ def gated_entries(store) -> dict[str, Any]:
     return {e.name: e for e in matching.gate(store) if e.passed}
 
 
-def visible(store, name: str):
-    entry = gated_entries(store).get(name)
-    if entry is None:
-        from skill_studio.core.agents.gate import store_verdicts
+def visible(store, name: str) -> str | None:
+    """The gate's warning for ``name`` (None when it has none); ToolRefused when agents may not
+    see it, or there is no such skill."""
+    from skill_studio.core.agents.gate import store_verdicts
 
-        if name not in store:
-            raise ToolRefused(f'no skill named "{name}"; list_skills or search_skills give the names')
-        reason, _warning = store_verdicts(store, [name]).get(name, (None, None))
-        raise ToolRefused(f'"{name}" is kept from agents ({reason or "not released for agents"})')
-    return entry
+    verdict = store_verdicts(store, [name]).get(name)
+    if verdict is None:
+        raise ToolRefused(f'no skill named "{name}"; list_skills or search_skills give the names')
+    reason, warning = verdict
+    if reason is not None:
+        raise ToolRefused(f'"{name}" is kept from agents ({reason})')
+    return warning
 
 
 def search_skills(store, query: str, limit: int = 10) -> dict[str, Any]:
@@ -140,11 +142,11 @@ def list_skills(store, origin: str | None = None, lifecycle: str | None = None,
 
 
 def load_skill(store, name: str) -> str:
-    entry = visible(store, name)
+    warning = visible(store, name)
     skill = store.get(name, with_files=False)
     store.mark_loaded(name)
     text = skill.skill_md if skill.skill_md.endswith("\n") else skill.skill_md + "\n"
-    return (f"Warning ({name}): {entry.warning}\n\n" if entry.warning else "") + text
+    return (f"Warning ({name}): {warning}\n\n" if warning else "") + text
 
 
 def confined(path: str) -> str:

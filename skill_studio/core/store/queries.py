@@ -50,6 +50,11 @@ class Queries(SearchIndex):
         """A number that changes whenever another connection commits to this store."""
         return self._query("PRAGMA data_version")[0][0]
 
+    def change_token(self) -> tuple[int, int]:
+        """A value that changes whenever anything commits to this store, on this connection or
+        another: cheap to ask often, to know when to look again."""
+        return self.data_version(), self._writes
+
     def __len__(self) -> int:
         return self._query("SELECT count(*) FROM skill_cards")[0][0]
 
