@@ -56,6 +56,25 @@ class DeadlineReader(io.RawIOBase):
         return n
 
 
+class HeadCounter:
+    """The buffered reader while a request's head is read: counts the bytes its lines take and
+    raises HeadTooLarge past ``limit``, however the bytes arrived (the socket budget alone lets a
+    head through when one read brings it whole)."""
+
+    def __init__(self, inner: io.BufferedReader, limit: int):
+        self.inner, self.limit, self.used = inner, limit, 0
+
+    def readline(self, size: int = -1) -> bytes:
+        line = self.inner.readline(size)
+        self.used += len(line)
+        if self.used > self.limit:
+            raise HeadTooLarge()
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
 def reader_for(sock: socket.socket, write_timeout: float) -> tuple[DeadlineReader, io.BufferedReader]:
     raw = DeadlineReader(sock, write_timeout)
     return raw, io.BufferedReader(raw, READ_BUFFER_BYTES)

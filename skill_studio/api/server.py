@@ -21,6 +21,7 @@ from skill_studio.api.http_io import (
     MAX_HEAD_BYTES,
     MAX_LINE_BYTES,
     READ_BUFFER_BYTES,
+    HeadCounter,
     HeadTooLarge,
     content_length,
     framing_problem,
@@ -174,6 +175,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.command, self.requestline, self.request_version = "", "", ""
         self._framing = None
         self.reader.start(self.server.head_timeout, MAX_HEAD_BYTES + READ_BUFFER_BYTES)
+        buffered = self.rfile
+        self.rfile = HeadCounter(buffered, MAX_HEAD_BYTES)   # type: ignore[assignment]
         try:
             self.raw_requestline = self.rfile.readline(MAX_LINE_BYTES + 1)
             if not self.raw_requestline:
@@ -194,6 +197,8 @@ class _Handler(BaseHTTPRequestHandler):
         except HeadTooLarge:
             self.send_error(431, f"the request's line and headers are longer than {MAX_HEAD_BYTES:,} bytes")
             return
+        finally:
+            self.rfile = buffered
         self.reader.start(self.server.body_timeout)
         method = getattr(self, f"do_{self.command}", None)
         if method is None:
