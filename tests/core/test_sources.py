@@ -324,3 +324,21 @@ def test_a_working_copy_on_this_machine_is_read_without_its_config_or_hooks(stor
     assert not marker.exists()
     assert [f.path for f in store.get("s").files] == ["a.txt"]   # its commits, never uncommitted files
     assert not any(".git" in f.path for f in store.get("s").files)
+
+
+def test_a_fetch_that_brings_too_much_is_stopped(store, tmp_path, monkeypatch):
+    import os as _os
+
+    from skill_studio.core.sources import git as source_git
+
+    up = Upstream(tmp_path, {"s/SKILL.md": skill_md("s"), "s/big.bin": _os.urandom(3 * 1024 * 1024)})
+    real = source_git.fetch_bounded
+    monkeypatch.setattr(source_git, "fetch_bounded",
+                        lambda args, git_dir, **kw: real(args, git_dir, **{**kw, "limit": 1024 * 1024}))
+    from skill_studio.core.sources.git import GitError
+
+    with pytest.raises(GitError, match="brought more than"):
+        ops.add(store, up.url)
+    assert len(store) == 0
+    cache = tmp_path / "store.db-sources"
+    assert cache.is_dir() and not list(cache.glob("*.git"))   # the cache holds none of it

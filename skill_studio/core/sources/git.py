@@ -24,6 +24,7 @@ _REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTOR
               "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_CONFIG")
 FETCH_TIMEOUT = 600.0     # seconds a fetch may take before it is stopped
 READ_TIMEOUT = 120.0
+MAX_FETCH_BYTES = 4 * 1024 ** 3   # what one fetch may bring into a cache before it is stopped
 
 
 class GitError(Exception):
@@ -65,29 +66,89 @@ def _env(interactive: bool) -> dict[str, str]:
     return env
 
 
-def run_git(args: list[str], *, git_dir: Path | None = None, data: bytes | None = None, interactive: bool = False,
-            timeout: float = READ_TIMEOUT) -> bytes:
-    """git's output for ``args`` (in the bare repository ``git_dir`` when given); GitError, with
-    git's last words, when it fails or takes longer than ``timeout`` seconds."""
+def _command(args: list[str], git_dir: Path | None) -> list[str]:
     cmd = [git_program()]
     for setting in SAFE_CONFIG:
         cmd += ["-c", setting]
     if git_dir is not None:
         cmd += ["--git-dir", str(git_dir)]
-    cmd += args
+    return cmd + args
+
+
+def _failed(args: list[str], stderr: bytes) -> GitError:
+    words = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    said = "; ".join(w.removeprefix("fatal: ").removeprefix("error: ") for w in words[-2:]) or "failed"
+    return GitError(f"git {args[0]}: {said}")
+
+
+def run_git(args: list[str], *, git_dir: Path | None = None, data: bytes | None = None, interactive: bool = False,
+            timeout: float = READ_TIMEOUT) -> bytes:
+    """git's output for ``args`` (in the bare repository ``git_dir`` when given); GitError, with
+    git's last words, when it fails or takes longer than ``timeout`` seconds."""
     try:
-        done = subprocess.run(cmd, input=data, capture_output=True, env=_env(interactive), timeout=timeout,
-                              cwd=str(git_dir) if git_dir is not None else None,
+        done = subprocess.run(_command(args, git_dir), input=data, capture_output=True, env=_env(interactive),
+                              timeout=timeout, cwd=str(git_dir) if git_dir is not None else None,
                               stdin=None if data is not None else subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise GitError(f"git {args[0]} took longer than {timeout:.0f} s and was stopped") from None
     except OSError as e:
         raise GitError(f"git could not be run: {e.strerror or e}") from None
     if done.returncode != 0:
-        words = [line.strip() for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
-        said = "; ".join(w.removeprefix("fatal: ").removeprefix("error: ") for w in words[-2:]) or "failed"
-        raise GitError(f"git {args[0]}: {said}")
+        raise _failed(args, done.stderr)
     return done.stdout
+
+
+def _size(folder: Path) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def _amount(n: int) -> str:
+    return f"{n / 2**30:.0f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+
+def fetch_bounded(args: list[str], git_dir: Path, *, interactive: bool, limit: int = MAX_FETCH_BYTES,
+                  timeout: float = FETCH_TIMEOUT) -> None:
+    """Run a fetch into ``git_dir``, stopped (GitError) once what it brought passes ``limit`` bytes
+    or it takes longer than ``timeout``: a repository cannot fill the disk."""
+    import tempfile
+    import time
+
+    start = _size(git_dir)
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(_command(args, git_dir), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=err, env=_env(interactive), cwd=str(git_dir))
+        except OSError as e:
+            raise GitError(f"git could not be run: {e.strerror or e}") from None
+        deadline = time.monotonic() + timeout
+        code = None
+        while code is None:
+            try:
+                code = proc.wait(timeout=0.25)
+            except subprocess.TimeoutExpired:
+                pass
+            grown = _size(git_dir) - start
+            if grown > limit or (code is None and time.monotonic() > deadline):
+                if code is None:
+                    proc.kill()
+                    proc.wait()
+                import shutil
+
+                shutil.rmtree(git_dir, ignore_errors=True)   # only a cache: the next fetch starts afresh
+                if grown > limit:
+                    raise GitError(f"git fetch: the repository brought more than {_amount(limit)} and was "
+                                   "stopped; name a smaller repository or a path inside it")
+                raise GitError(f"git fetch took longer than {timeout:.0f} s and was stopped")
+        if code != 0:
+            err.seek(0)
+            raise _failed(args, err.read())
 
 
 class RepoCache:
@@ -108,8 +169,8 @@ class RepoCache:
         if not (git_dir / "HEAD").is_file():
             self.root.mkdir(parents=True, exist_ok=True)
             run_git(["init", "--bare", "--quiet", str(git_dir)])
-        run_git(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--depth=1", "--", url, ref or "HEAD"],
-                git_dir=git_dir, interactive=interactive, timeout=FETCH_TIMEOUT)
+        fetch_bounded(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--depth=1", "--", url,
+                       ref or "HEAD"], git_dir, interactive=interactive)
         commit = run_git(["rev-parse", "--verify", "--end-of-options", "FETCH_HEAD^{commit}"],
                          git_dir=git_dir).decode().strip()
         # Keep what was fetched (a later fetch of another ref moves FETCH_HEAD).
@@ -163,4 +224,5 @@ def blobs(git_dir: Path, shas: list[str]) -> dict[str, bytes]:
     return found
 
 
-__all__ = ["Entry", "GitError", "RepoCache", "SAFE_CONFIG", "blobs", "git_program", "run_git", "tree"]
+__all__ = ["Entry", "GitError", "MAX_FETCH_BYTES", "RepoCache", "SAFE_CONFIG", "blobs", "fetch_bounded", "git_program",
+           "run_git", "tree"]
