@@ -235,7 +235,7 @@ def test_the_help_menu_lists_its_entries_before_about(qtbot, store, tmp_path):
     window = _window(qtbot, store, tmp_path / "s.ini")
     help_menu = next(a.menu() for a in window.menuBar().actions() if a.menu().title() == "&Help")
     names = [a.objectName() for a in help_menu.actions() if not a.isSeparator()]
-    assert names == ["getting_started", "shortcuts", "glossary", "about"]
+    assert names == ["getting_started", "shortcuts", "glossary", "connect_agent", "about"]
 
 
 # --- fit -----------------------------------------------------------------------------------------------
