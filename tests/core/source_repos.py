@@ -66,3 +66,27 @@ class Upstream:
 
     def head(self) -> str:
         return git("rev-parse", "HEAD", cwd=self.work).strip()
+
+
+def crafted_commit(bare: Path, tree_entries: list[tuple[str, str, bytes]], message: str = "crafted") -> str:
+    """Point ``main`` of the bare repository at a commit whose root tree holds exactly
+    ``tree_entries`` (as :func:`tree_of` takes them), as git itself would refuse to make them (a
+    name twice, a file and a folder of one name)."""
+    env = {**os.environ, **_ENV}
+    commit = subprocess.run(["git", "--git-dir", str(bare), "commit-tree", tree_of(bare, tree_entries), "-m",
+                             message], env=env, check=True, capture_output=True, text=True).stdout.strip()
+    subprocess.run(["git", "--git-dir", str(bare), "update-ref", "refs/heads/main", commit], check=True)
+    return commit
+
+
+def tree_of(bare: Path, entries: list[tuple[str, str, bytes]]) -> str:
+    """A tree id made of ``entries``: (mode, name, content), mode "40000" taking the content as a
+    tree id in hex (for nested folders), written as given (git's own checks skipped)."""
+    raw = b""
+    for mode, name, content in entries:
+        sha = content.decode() if mode == "40000" else subprocess.run(
+            ["git", "--git-dir", str(bare), "hash-object", "-w", "--stdin"], input=content, check=True,
+            capture_output=True).stdout.decode().strip()
+        raw += mode.encode() + b" " + name.encode("utf-8", "surrogateescape") + b"\0" + bytes.fromhex(sha)
+    return subprocess.run(["git", "--git-dir", str(bare), "hash-object", "-t", "tree", "-w", "--literally",
+                           "--stdin"], input=raw, check=True, capture_output=True).stdout.decode().strip()

@@ -11,6 +11,7 @@ from source_repos import Upstream, skill_md
 from skill_studio.cli import main
 from skill_studio.core.library.agent_folders import agents, find_agent, folders
 from skill_studio.core.library.agent_install import holders, targets
+from skill_studio.core.sources import ops
 from skill_studio.core.sources.lock import LockError, read_lock, skill_hash
 from skill_studio.core.sources.restore import restore
 from skill_studio.core.store import Store
@@ -145,3 +146,26 @@ def test_the_agents_command_lists_each_folder(tmp_path, capsys, home):
     gemini = [r for r in rows if r["agent"] == "gemini-cli"]
     assert [(r["scope"], r["present"], r["exists"]) for r in gemini] == [("global", True, False),
                                                                         ("project", True, False)]
+
+
+def test_a_lock_entry_without_a_path_restores_only_its_skill_and_it_follows_its_branch(tmp_path, home, upstream,
+                                                                                     store):
+    commit = upstream.head()
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "skills-lock.json").write_text(json.dumps({"version": 1, "skills": {
+        "beta": {"source": upstream.url, "ref": "main", "sourceType": "git", "commit": commit, "computedHash": ""}}}))
+    upstream.push({"skills/beta/SKILL.md": skill_md("beta", body="Later.\n")})
+    report = restore(store, project)
+    assert report.ready == ["beta"] and "alpha" not in store
+    assert "Later." not in store.get("beta").skill_md                     # the locked commit's files
+    record = store.source_records(["beta"])[0]
+    assert (record.ref, record.commit) == ("main", commit)
+    assert [s.state for s in ops.outdated(store)] == [ops.UPSTREAM]       # and it follows main after
+
+
+def test_a_lock_field_of_the_wrong_type_is_named(tmp_path):
+    (tmp_path / "skills-lock.json").write_text('{"version": 1, "skills": {\n "a": {"source": "x", '
+                                               '"sourceType": "git", "commit": 7}}}\n')
+    with pytest.raises(LockError, match=r"skills-lock.json:2: in the entry of 'a', commit must be text"):
+        read_lock(tmp_path)

@@ -142,3 +142,64 @@ def test_the_team_command_round_trip(store, team, capsys):
     out = capsys.readouterr().out
     assert "pulled" in out and "committed" in out and "in step with origin/main" in out
     assert git("log", "-1", "--format=%s", cwd=mine).strip() == "Keep our alpha"
+
+
+def test_a_merge_that_fails_leaves_the_studios_side_as_it_was(store, team):
+    mine, theirs = team
+    (mine / "README.md").write_text("ours\n")
+    git("add", "-A", cwd=mine)
+    git("commit", "-qm", "our readme", cwd=mine)
+    _teammate_commits(theirs, "README.md", "theirs\n")
+    _teammate_commits(theirs, "alpha/SKILL.md", skill_md("alpha", body="Theirs.\n"))
+    _save(store, "alpha", "\nOurs.\n")
+    with pytest.raises(team_git.TeamError, match="git merge"):
+        team_git.pull(store, mine, keep={"alpha": team_git.STUDIO})
+    assert "Ours." in (mine / "alpha" / "SKILL.md").read_text()
+    linked.sync(store, mine)
+    assert "Ours." in store.get("alpha").skill_md
+    assert not (mine / ".git" / "MERGE_HEAD").exists()
+
+
+def test_a_skill_new_on_both_sides_waits_for_a_choice_and_the_studios_side_is_exact(store, team):
+    mine, theirs = team
+    (theirs / "gamma").mkdir()
+    (theirs / "gamma" / "extra.md").write_text("the team's extra\n")
+    _teammate_commits(theirs, "gamma/SKILL.md", skill_md("gamma", body="Theirs.\n"))
+    (mine / "gamma").mkdir()
+    (mine / "gamma" / "SKILL.md").write_text(skill_md("gamma", body="Ours.\n"))
+    linked.sync(store, mine)
+    report = team_git.pull(store, mine)
+    assert [c.path for c in report.conflicts] == ["gamma"] and not report.pulled
+    report = team_git.pull(store, mine, keep={"gamma": team_git.STUDIO})
+    assert report.pulled
+    assert sorted(p.name for p in (mine / "gamma").iterdir()) == ["SKILL.md"]   # the studio's side, exactly
+    assert "Ours." in store.get("gamma").skill_md
+
+
+def test_commit_takes_only_the_linked_folder(tmp_path, store):
+    up = Upstream(tmp_path, {"lib/alpha/SKILL.md": skill_md("alpha"), "other/code.py": "x = 1\n"})
+    clone = tmp_path / "clone"
+    git("clone", "-q", str(up.bare), str(clone), cwd=tmp_path)
+    linked.link(store, clone / "lib")
+    _save(store, "alpha", "\nOurs.\n")
+    (clone / "other" / "code.py").write_text("x = 2\n")
+    git("add", "other/code.py", cwd=clone)
+    team_git.commit(store, clone / "lib")
+    assert git("show", "--name-only", "--format=", "HEAD", cwd=clone).split() == ["lib/alpha/SKILL.md"]
+    assert git("diff", "--cached", "--name-only", cwd=clone).split() == ["other/code.py"]   # still staged
+    with pytest.raises(team_git.TeamError, match="not linked"):
+        team_git.commit(store, clone)
+
+
+def test_the_state_of_a_branch_that_follows_nothing(tmp_path, store):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    git("init", "-q", "-b", "main", cwd=plain)
+    (plain / "a b").mkdir()
+    (plain / "a b" / "SKILL.md").write_text(skill_md("spaced"))
+    git("add", "-A", cwd=plain)
+    git("commit", "-qm", "one", cwd=plain)
+    git("mv", "a b", "c d", cwd=plain)
+    st = team_git.state(plain, fetch=True)
+    assert st.upstream == "" and "following no remote branch" in st.describe()
+    assert sorted(st.changed) == ["a b/SKILL.md", "c d/SKILL.md"]

@@ -83,9 +83,11 @@ def state(folder: str | os.PathLike, *, fetch: bool = False, interactive: bool =
     if not is_working_copy(folder):
         raise TeamError(f"{folder}: not a git working copy (clone the team's repository, then link the clone)")
     out = TeamState(str(folder))
-    if fetch and _git(folder, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}", "--").strip():
+    if fetch and _has_upstream(folder):
         _git(folder, "fetch", "--quiet", interactive=interactive)
-    for record in _git(folder, "status", "--porcelain=v2", "--branch", "-z", "--", ".").split("\0"):
+    records = iter(_git(folder, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--",
+                        ".").split("\0"))
+    for record in records:
         if record.startswith("# branch.head "):
             out.branch = record.split(" ", 2)[2]
         elif record.startswith("# branch.upstream "):
@@ -95,9 +97,18 @@ def state(folder: str | os.PathLike, *, fetch: bool = False, interactive: bool =
             out.ahead, out.behind = int(ahead), -int(behind)
         elif record[:2] in ("1 ", "2 ", "u "):
             out.changed.append(record.split(" ", {"1": 8, "2": 9, "u": 10}[record[0]])[-1])
+            if record[0] == "2":   # a rename: the path it had comes as the next record
+                out.changed.append(next(records, ""))
         elif record.startswith("? "):
             out.changed.append(record[2:])
     return out
+
+
+def _has_upstream(folder: Path) -> bool:
+    try:
+        return bool(_git(folder, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}").strip())
+    except TeamError:
+        return False
 
 
 def _upstream(folder: Path) -> str:
@@ -165,7 +176,29 @@ class PullReport:
 
 
 def _read_tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*")
+            if p.is_file() and not p.is_symlink()}
+
+
+def _set_aside(folder: Path, path: str) -> None:
+    """The skill folder ``path`` as the last commit has it (or gone, when it is new here)."""
+    if _git(folder, "ls-tree", "--name-only", "HEAD", "--", path).strip():
+        _git(folder, "checkout", "HEAD", "--", path)
+    _git(folder, "clean", "-fdq", "--", path)
+
+
+def _replace_folder(target: Path, files: dict[str, bytes]) -> None:
+    """``target`` holding exactly ``files`` (any other file in it removed)."""
+    if target.is_dir():
+        for p in sorted(target.rglob("*"), reverse=True):
+            rel = str(p.relative_to(target))
+            if (p.is_file() or p.is_symlink()) and rel not in files:
+                p.unlink()
+            elif p.is_dir() and not any(p.iterdir()):
+                p.rmdir()
+    for rel, data in files.items():
+        (target / rel).parent.mkdir(parents=True, exist_ok=True)
+        (target / rel).write_bytes(data)
 
 
 def pull(store, folder: str | os.PathLike, *, keep: dict[str, str] | None = None,
@@ -193,11 +226,11 @@ def pull(store, folder: str | os.PathLike, *, keep: dict[str, str] | None = None
     if open_ones:
         report.conflicts = open_ones
         return report
-    kept = {c.path: _read_tree(folder / c.path) for c in found
-            if keep[c.path] == STUDIO and (folder / c.path).is_dir()}
-    for c in found:   # both sides' uncommitted edits of these skills leave the working copy (the store has them)
-        _git(folder, "checkout", "HEAD", "--", c.path)
-        _git(folder, "clean", "-fdq", "--", c.path)
+    # Both sides of each two-sided skill are safe: the studio's files in memory (and in the store),
+    # the team's in its commits. The working copy's edits of those skills leave it for the merge.
+    studio = {c.path: _read_tree(folder / c.path) for c in found if (folder / c.path).is_dir()}
+    for c in found:
+        _set_aside(folder, c.path)
     stashed = bool(state(folder).changed)
     if stashed:
         _git(folder, "stash", "push", "--include-untracked", "--quiet", "-m", "skill-studio: before pull", "--", ".")
@@ -207,14 +240,14 @@ def pull(store, folder: str | os.PathLike, *, keep: dict[str, str] | None = None
         subprocess.run([git_program(), "-C", str(folder), "merge", "--abort"], capture_output=True)
         if stashed:
             _git(folder, "stash", "pop", "--quiet")
+        for path, files in studio.items():   # nothing pulled: the studio's files back as they were
+            _replace_folder(folder / path, files)
         raise
     if stashed:
         _git(folder, "stash", "pop", "--quiet")
-    for path, files in kept.items():   # the studio's side, back on top of the team's
-        target = folder / path
-        for rel, data in files.items():
-            (target / rel).parent.mkdir(parents=True, exist_ok=True)
-            (target / rel).write_bytes(data)
+    for c in found:   # the studio's side, exactly, over the team's merge
+        if keep[c.path] == STUDIO and c.path in studio:
+            _replace_folder(folder / c.path, studio[c.path])
     report.syncs = linked.sync(store, folder)
     report.state = state(folder)
     report.pulled = True
@@ -245,15 +278,18 @@ def commit(store, folder: str | os.PathLike, message: str | None = None) -> str:
     """Commit everything changed in the folder (the studio's saves are written there first); the
     new commit's id. TeamError when there is nothing to commit."""
     folder = Path(folder).resolve()
-    if str(folder) in linked.linked_folders(store):
-        linked.sync(store, folder)
+    if str(folder) not in linked.linked_folders(store):
+        raise TeamError(f"{folder}: not linked to this store (link it first)")
+    linked.sync(store, folder)
     st = state(folder)
     if not st.changed:
         raise TeamError(f"{folder}: nothing to commit")
     top = Path(_git(folder, "rev-parse", "--show-toplevel").strip())
     local = [str((top / p).relative_to(folder)) for p in st.changed if (top / p).is_relative_to(folder)]
     _git(folder, "add", "--all", "--", ".")
-    _git(folder, "commit", "--quiet", "-F", "-", data=(message or commit_message(store, folder, local)).encode())
+    # only the linked folder: whatever else is staged in the repository stays staged, uncommitted
+    _git(folder, "commit", "--quiet", "-F", "-", "--", ".",
+         data=(message or commit_message(store, folder, local)).encode())
     return _git(folder, "rev-parse", "HEAD").strip()
 
 

@@ -17,6 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_studio.core.format.names import printable
+
 #: Settings every command runs with, whatever the user's config says.
 SAFE_CONFIG = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "protocol.ext.allow=never",
                "fetch.recurseSubmodules=false", "submodule.recurse=false", "gc.auto=0")
@@ -169,13 +171,14 @@ class RepoCache:
         if not (git_dir / "HEAD").is_file():
             self.root.mkdir(parents=True, exist_ok=True)
             run_git(["init", "--bare", "--quiet", str(git_dir)])
-        fetch_bounded(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--depth=1", "--", url,
-                       ref or "HEAD"], git_dir, interactive=interactive)
-        commit = run_git(["rev-parse", "--verify", "--end-of-options", "FETCH_HEAD^{commit}"],
-                         git_dir=git_dir).decode().strip()
-        # Keep what was fetched (a later fetch of another ref moves FETCH_HEAD).
+        # Straight into a ref of its own (not FETCH_HEAD, which another fetch of this cache, from
+        # the window or the command line, may be writing at the same time).
         key = hashlib.sha256((ref or "HEAD").encode("utf-8")).hexdigest()[:16]
-        run_git(["update-ref", f"refs/studio/{key}", commit], git_dir=git_dir)
+        target = f"refs/studio/{key}"
+        fetch_bounded(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
+                       "--depth=1", "--", url, f"+{ref or 'HEAD'}:{target}"], git_dir, interactive=interactive)
+        commit = run_git(["rev-parse", "--verify", "--end-of-options", f"{target}^{{commit}}"],
+                         git_dir=git_dir).decode().strip()
         return git_dir, commit
 
 
@@ -198,7 +201,7 @@ def tree(git_dir: Path, commit: str, under: str = "") -> tuple[list[Entry], list
         try:
             path = raw_path.decode("utf-8")
         except UnicodeDecodeError:
-            problems.append(f"{raw_path.decode('utf-8', 'replace')}: left out (its name is not UTF-8)")
+            problems.append(f"{printable(raw_path.decode('utf-8', 'replace'))}: left out (its name is not UTF-8)")
             continue
         mode, size = int(fields[0], 8), fields[3]
         entries.append(Entry(path, mode, fields[2].decode(), int(size) if size.isdigit() else 0))

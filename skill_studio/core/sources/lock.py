@@ -93,11 +93,14 @@ def read_lock(project: str | os.PathLike) -> dict[str, LockEntry]:
         raise LockError(f"{path}:1: not a skills lock file (it needs an object with \"skills\")")
     entries: dict[str, LockEntry] = {}
     for name, raw in data["skills"].items():
+        where = f"{path}:{_line_of(text, json.dumps(name))}"
         if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in ("source", "sourceType")):
-            raise LockError(f"{path}:{_line_of(text, json.dumps(name))}: the entry of {name!r} needs "
-                            "\"source\" and \"sourceType\"")
-        entries[name] = LockEntry(name, raw["source"], raw["sourceType"], str(raw.get("computedHash", "")),
-                                  str(raw.get("skillPath", "")), raw.get("ref"), raw.get("commit"))
+            raise LockError(f"{where}: the entry of {name!r} needs \"source\" and \"sourceType\"")
+        wrong = [k for k in ("computedHash", "skillPath", "ref", "commit") if k in raw and not isinstance(raw[k], str)]
+        if wrong:
+            raise LockError(f"{where}: in the entry of {name!r}, {', '.join(wrong)} must be text")
+        entries[name] = LockEntry(name, raw["source"], raw["sourceType"], raw.get("computedHash", ""),
+                                  raw.get("skillPath", ""), raw.get("ref") or None, raw.get("commit") or None)
     return entries
 
 

@@ -105,20 +105,26 @@ def list_source(store: Store, source: str, *, ref: str | None = None, path: str 
 
 
 def _choose(snap: Snapshot, names: list[str] | None) -> list[Item]:
+    """The items ``names`` ask for: a skill's name first, else its path in the source, else its
+    folder's name (a name never picks another skill that has it as a folder name)."""
     if not names:
         return [i for i in snap.items if i.problem is None]
-    by_key: dict[str, Item] = {}
+    by_name: dict[str, Item] = {}
     for item in snap.items:
         name, _, _ = _read_name(item)
-        for key in (name, item.path, item.path.rsplit("/", 1)[-1]):
-            if key:
-                by_key.setdefault(key, item)
-    missing = [n for n in names if n not in by_key]
+        if name:
+            by_name.setdefault(name, item)
+    by_path = {i.path: i for i in snap.items}
+    by_folder: dict[str, Item] = {}
+    for item in snap.items:
+        by_folder.setdefault(item.path.rsplit("/", 1)[-1], item)
+    found = {n: by_name.get(n) or by_path.get(n) or by_folder.get(n) for n in names}
+    missing = [n for n, item in found.items() if item is None]
     if missing:
-        offered = sorted(n for n in (_read_name(i)[0] for i in snap.items) if n)
+        offered = sorted(by_name)
         raise SourceError(f"{snap.spec.describe()} has no skill {', '.join(missing)}; it offers "
                           + (", ".join(offered[:20]) + (" …" if len(offered) > 20 else "") if offered else "none"))
-    chosen = list({id(by_key[n]): by_key[n] for n in names}.values())
+    chosen = list({id(i): i for i in found.values() if i is not None}.values())
     refused = [i for i in chosen if i.problem]
     if refused:
         raise SourceError("; ".join(f"{i.path}: {i.problem}" for i in refused))
@@ -127,12 +133,14 @@ def _choose(snap: Snapshot, names: list[str] | None) -> list[Item]:
 
 def add(store: Store, source: str, *, names: list[str] | None = None, ref: str | None = None,
         path: str | None = None, interactive: bool = False, author: str | None = None,
-        progress: Callable[[int, str], bool] | None = None) -> AddReport:
+        progress: Callable[[int, str], bool] | None = None, at_commit: str | None = None) -> AddReport:
     """Add the skills of ``source`` (those named, by skill name or folder; all when None) as
-    candidates, recording where each came from. Raises SourceError or GitError when the source
-    cannot be read; a skill that cannot be added is reported in the entries."""
+    candidates, recording where each came from. ``at_commit`` takes that commit's files while the
+    record keeps following ``ref`` (a restore from a lock file). Raises SourceError or GitError
+    when the source cannot be read; a skill that cannot be added is reported in the entries."""
     spec = parse_source(source, ref, path)
-    with snapshot(store, spec, interactive=interactive) as snap:
+    fetched = replace(spec, ref=at_commit) if at_commit and spec.is_git else spec
+    with snapshot(store, fetched, interactive=interactive) as snap:
         report = AddReport(spec.describe(), snap.commit, problems=list(snap.problems))
         chosen = _choose(snap, names)
         followed = {(r.url, r.path): r.skill for r in store.source_records()}
@@ -234,7 +242,7 @@ def outdated(store: Store, names: list[str] | None = None, *, interactive: bool 
                     if visit is not None:
                         visit(status)
                     statuses.append(status)
-        except (SourceError, GitError) as e:
+        except (SourceError, GitError, OSError) as e:
             for r in group:
                 status = Status(r.skill, r, UNREACHABLE, detail=str(e))
                 if visit is not None:
@@ -344,6 +352,13 @@ def _take_upstream(store: Store, status: Status, author: str | None) -> None:
         raise StoreError(f"{status.name} is not in the library any more") from None
     skill = build_skill(data, status.item.folder.name, files, origin=current.origin,
                         source=f"{status.record.source}:{status.record.path or '.'}")
+    if skill.name != current.name:   # named otherwise in the studio (renamed, or a second skill of one name)
+        from skill_studio.core.format import skillmd
+        from skill_studio.core.format.frontmatter import set_field
+
+        text = set_field(skillmd.parse_document(data, skill.source_path or "SKILL.md"), "name", current.name)
+        skill = build_skill(text.encode("utf-8"), current.folder_name or current.name, files,
+                            origin=current.origin, source=f"{status.record.source}:{status.record.path or '.'}")
     spec = SourceSpec(status.record.source_type, status.record.source, status.record.url, status.record.ref, "")
     saved = store.update(status.name, skill, current.version, author=author,
                          note=f"updated from {describe_source(spec, status.commit)}")

@@ -44,8 +44,9 @@ def restore(store, project: str | os.PathLike, *, interactive: bool = False) -> 
         if entry.source_type == STUDIO:
             report.problems[name] = "made in a studio, and this library does not have it (import it first)"
             continue
-        try:
-            added = ops.add(store, entry.source, ref=entry.commit or entry.ref, path=entry.skill_path,
+        try:   # the locked commit's files; the skill then follows the ref the lock names
+            added = ops.add(store, entry.source, ref=entry.ref, path=entry.skill_path or None,
+                            names=None if entry.skill_path else [name], at_commit=entry.commit,
                             interactive=interactive)
         except (SourceError, GitError) as e:
             report.problems[name] = str(e)

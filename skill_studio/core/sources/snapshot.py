@@ -41,11 +41,13 @@ class Snapshot:
 
 
 def folder_hash(md: bytes, files: list[SkillFile], md_name: str = "SKILL.md") -> str:
-    """The hash of a skill folder's files (each path, then its bytes, in path order): the lock
-    file's ``computedHash``, the same whether the files are on disk, in a repository or stored."""
+    """The hash of a skill folder's files, in path order: each path, whether it is executable, its
+    length and its bytes, so that no two different folders give one hash. The lock file's
+    ``computedHash``, the same whether the files are on disk, in a repository or stored."""
     h = hashlib.sha256()
-    for path, data in sorted([(md_name, md), *((f.path, f.data) for f in files)]):
-        h.update(path.encode("utf-8"))
+    entries = [(md_name, md, False), *((f.path, f.data, bool(f.mode & 0o111)) for f in files)]
+    for path, data, executable in sorted(entries, key=lambda e: e[0]):
+        h.update(f"{path}\0{'x' if executable else '-'}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
         h.update(data)
     return h.hexdigest()
 
@@ -87,6 +89,12 @@ def snapshot(store, spec: SourceSpec, *, interactive: bool = False, wanted_paths
     if spec.path and not entries:
         raise SourceError(f"{spec.describe()}: there is no folder {spec.path} at commit {commit[:12]}")
     found = tree.find_skills(entries, spec.path)
+    if wanted_paths:   # a skill followed from a path inside another skill's folder, or deeper than a walk goes
+        known = {s.path for s in found}
+        for path in sorted(wanted_paths - known):
+            inner = [e for e in entries if e.path.startswith(path + "/")]
+            if any(e.path == f"{path}/SKILL.md" for e in inner):
+                found += [s for s in tree.find_skills(inner, path) if s.path == path]
     problems += tree.name_plugins(git_dir, git.tree(git_dir, commit, tree.MARKETPLACE)[0], found)
     staging = Path(tempfile.mkdtemp(prefix="skill-studio-source-"))
     try:

@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from skill_studio.core.format.names import printable
+from skill_studio.core.format.skill_paths import DRIVE_RE, safe_relative_path
 from skill_studio.core.library.folders import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
@@ -38,6 +40,7 @@ class TreeSkill:
     files: list[Entry] = field(default_factory=list)      # paths relative to the skill folder
     left_out: list[str] = field(default_factory=list)
     plugin: str | None = None
+    problem_text: str | None = None   # found when staging (a crafted tree)
 
     @property
     def size(self) -> int:
@@ -45,6 +48,8 @@ class TreeSkill:
 
     def problem(self) -> str | None:
         """Why the skill cannot be taken as a whole (too many files, too large), or None."""
+        if self.problem_text:
+            return self.problem_text
         if len(self.files) > MAX_FILES_PER_SKILL:
             return f"more than {MAX_FILES_PER_SKILL} files"
         big = next((e for e in self.files if e.size > MAX_FILE_BYTES), None)
@@ -60,8 +65,12 @@ def _skipped(parts: tuple[str, ...], skip: frozenset[str]) -> bool:
 
 
 def _sound(path: str) -> bool:
-    """Whether a path of a tree stays inside it (a crafted tree may hold "..", "." or empty names)."""
-    return not path.startswith("/") and all(p not in ("", ".", "..") for p in path.split("/"))
+    """Whether a path of a tree is one the studio writes inside a folder as it is (a crafted tree
+    may hold "..", ".", empty names, backslashes, drive letters or control characters)."""
+    try:
+        return safe_relative_path(path) == path and not DRIVE_RE.match(path.split("/")[-1])
+    except ValueError:
+        return False
 
 
 def _ancestors(path: str) -> list[str]:
@@ -74,10 +83,10 @@ def find_skills(entries: list[Entry], under: str = "") -> list[TreeSkill]:
     """The skill folders of a tree listing (``entries``, as git.tree gives them for ``under``)."""
     base = len(PurePosixPath(under).parts) if under else 0
     folders: set[str] = set()
-    entries = [e for e in entries if _sound(e.path)]
     for e in entries:
         parts = PurePosixPath(e.path).parts
-        if parts[-1] != "SKILL.md" or _skipped(parts[:-1], SKIP_DIRS) or len(parts) - 1 - base > MAX_DEPTH:
+        if parts[-1] != "SKILL.md" or not _sound(e.path) or _skipped(parts[:-1], SKIP_DIRS) \
+                or len(parts) - 1 - base > MAX_DEPTH:
             continue
         folders.add("/".join(parts[:-1]))
     # a skill folder is not searched further
@@ -91,12 +100,15 @@ def find_skills(entries: list[Entry], under: str = "") -> list[TreeSkill]:
         skill = skills[owner]
         if _skipped(PurePosixPath(rel).parts[:-1], SKIP_IN_SKILL) or PurePosixPath(rel).name.lower() == ".git":
             continue
+        if not _sound(e.path):
+            skill.left_out.append(f"{printable(rel)}: left out (a name no file here may have)")
+            continue
         if e.is_file:
             skill.files.append(Entry(rel, e.mode, e.sha, e.size))
         elif e.mode == 0o120000:
-            skill.left_out.append(f"{rel}: left out (a link; links are never taken from a repository)")
+            skill.left_out.append(f"{printable(rel)}: left out (a link; links are never taken from a repository)")
         elif e.mode == 0o160000:
-            skill.left_out.append(f"{rel}: left out (a submodule)")
+            skill.left_out.append(f"{printable(rel)}: left out (a submodule)")
     return [skills[f] for f in chosen]
 
 
@@ -115,21 +127,24 @@ def name_plugins(git_dir: Path, entries: list[Entry], skills: list[TreeSkill]) -
     plugins = data.get("plugins") if isinstance(data, dict) else None
     if not isinstance(plugins, list):
         return [f"{MARKETPLACE}: has no list of plugins"]
-    for plugin in plugins:
+    for plugin in plugins:   # a plugin's own list of skills, or else the skills under its folder
         if not isinstance(plugin, dict) or not isinstance(plugin.get("name"), str):
             continue
-        roots: list[str] = []
-        source = plugin.get("source")
-        if isinstance(source, str) and source.startswith("./"):
-            roots.append(source)
-        listed = plugin.get("skills")
+        listed, source = plugin.get("skills"), plugin.get("source")
         if isinstance(listed, list):
-            roots += [s for s in listed if isinstance(s, str)]
-        clean = [str(PurePosixPath(r)).removeprefix("./").strip("/") for r in roots]
-        for skill in skills:
-            if skill.plugin is None and any(c in ("", ".") or skill.path == c or skill.path.startswith(c + "/")
-                                            for c in clean):
-                skill.plugin = plugin["name"]
+            roots = [r for r in listed if isinstance(r, str)]
+            exact = True
+        else:
+            roots = [source] if isinstance(source, str) and source.startswith("./") else []
+            exact = False
+        for root in roots:
+            clean = str(PurePosixPath(root)).removeprefix("./").strip("/")
+            clean = "" if clean == "." else clean
+            for skill in skills:
+                inside = skill.path == clean if exact else (clean == "" or skill.path == clean
+                                                            or skill.path.startswith(clean + "/"))
+                if skill.plugin is None and inside:
+                    skill.plugin = printable(plugin["name"])
     return []
 
 
@@ -147,16 +162,21 @@ def stage(git_dir: Path, skills: list[TreeSkill], dest: Path, fallback_name: str
     for number, skill in enumerate(skills):
         name = PurePosixPath(skill.path).name if skill.path else fallback_name
         folder = dest / str(number) / name
-        folder.mkdir(parents=True)
-        made.add(folder)
-        for e in skill.files:
-            target = folder.joinpath(*PurePosixPath(e.path).parts)
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755 if e.executable else 0o644)
-            with os.fdopen(fd, "wb") as out:
-                out.write(data[e.sha])
+        try:
+            folder.mkdir(parents=True)
+            for e in skill.files:
+                target = folder.joinpath(*PurePosixPath(e.path).parts)
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755 if e.executable else 0o644)
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data[e.sha])
+        except OSError as err:   # a crafted tree: a name twice, a file and a folder of one name
+            where = Path(str(err.filename or ""))
+            name = str(where.relative_to(folder)) if where.is_relative_to(folder) else skill.path
+            skill.problem_text = f"its files cannot be written as a folder ({err.strerror or err}: {printable(name)})"
+            continue
         staged[folder] = skill
     return staged
 
