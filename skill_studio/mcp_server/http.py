@@ -92,6 +92,7 @@ def serve_http(library: LibraryServer, port: int, token: str, ready=None) -> Non
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, port))
+    sock.listen(128)   # connections wait for the server from here on: the address is good once said
     bound = sock.getsockname()[1]
     config = uvicorn.Config(http_app(library, token, bound), log_level="warning", lifespan="on")
     server = uvicorn.Server(config)

@@ -151,6 +151,7 @@ class LibraryServer:
 
     def _resources(self) -> list[types.Resource]:
         gated, cards = self._gated_cards()
+        self._seen = self._signature_of(gated, cards)   # what this client now knows
         out: list[types.Resource] = []
         for card in cards:
             out.append(types.Resource(uri=AnyUrl(skill_uri(card.name)), name=card.name, title=f"{card.name} (SKILL.md)",
@@ -163,8 +164,8 @@ class LibraryServer:
 
     def _read(self, uri: str) -> list[ReadResourceContents]:
         name, path = parse_uri(uri)
-        if path in ("SKILL.md", "skill.md"):
-            return [ReadResourceContents(tools.load_skill(self.store, name), "text/markdown")]
+        if path in ("SKILL.md", "skill.md"):   # read, not followed: no use is recorded
+            return [ReadResourceContents(tools.skill_text(self.store, name), "text/markdown")]
         tools.visible(self.store, name)
         found = next((f for f in self.store.get(name).files if f.path == path), None)
         if found is None:
@@ -181,7 +182,10 @@ class LibraryServer:
 
     def signature(self) -> str:
         """What the clients' lists depend on: the gated skills, their descriptions and files."""
-        gated, cards = self._gated_cards()
+        return self._signature_of(*self._gated_cards())
+
+    @staticmethod
+    def _signature_of(gated, cards) -> str:
         h = hashlib.sha256()
         for card in cards:
             h.update(f"{card.name}\0{card.description}\0{gated[card.name].warning}\0{card.version}\n".encode())
@@ -192,12 +196,14 @@ class LibraryServer:
     async def watch(self, poll_seconds: float = POLL_SECONDS) -> None:
         """Every ``poll_seconds``, send the list-changed notifications when the gated set changed
         (looked at again only after something was committed to the store)."""
-        token = self.store.change_token()
-        self._seen = await anyio.to_thread.run_sync(self.signature)
+        token = await anyio.to_thread.run_sync(self.store.change_token)
+        first = await anyio.to_thread.run_sync(self.signature)
+        if self._seen is None:   # (a client's listing may have set it already)
+            self._seen = first
         while True:
             await anyio.sleep(poll_seconds)
             try:
-                latest = self.store.change_token()
+                latest = await anyio.to_thread.run_sync(self.store.change_token)
                 if latest == token:
                     continue
                 token = latest

@@ -141,12 +141,19 @@ def list_skills(store, origin: str | None = None, lifecycle: str | None = None,
     return out
 
 
-def load_skill(store, name: str) -> str:
+def skill_text(store, name: str) -> str:
+    """The SKILL.md an agent receives: the gate's warning first, if any."""
     warning = visible(store, name)
     skill = store.get(name, with_files=False)
-    store.mark_loaded(name)
     text = skill.skill_md if skill.skill_md.endswith("\n") else skill.skill_md + "\n"
     return (f"Warning ({name}): {warning}\n\n" if warning else "") + text
+
+
+def load_skill(store, name: str) -> str:
+    """:func:`skill_text`, recording the use (the agent is about to follow it)."""
+    text = skill_text(store, name)
+    store.mark_loaded(name)
+    return text
 
 
 def confined(path: str) -> str:

@@ -109,3 +109,33 @@ def test_the_window_has_the_sources_tab_and_the_add_action(qtbot, store, open_wi
     view = window.page("sources")
     assert view is not None and _states(view) == {"alpha": "Not checked yet"}
     assert window.action("add_from_source").text().replace("&", "") == "Add skills from a repository…"
+
+
+def test_closing_while_a_repository_is_read_does_not_wait(qtbot, store, upstream):
+    dialog = AddSourceDialog(store)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.source.setText(upstream.url)
+    dialog.list_skills()
+    assert dialog.run is not None
+    with qtbot.waitSignal(dialog.rejected, timeout=20000):
+        dialog.reject()
+        assert not dialog.isVisible()   # hidden at once; rejected once the reading ended
+    assert dialog.run is None and dialog.skills.count() == 0
+
+
+def test_update_never_overwrites_an_edit_made_after_the_check(qtbot, store, upstream):
+    ops.add(store, upstream.url, names=["alpha"])
+    upstream.push({"skills/alpha/SKILL.md": skill_md("alpha", body="Theirs.\n")})
+    view = SourcesView(store)
+    qtbot.addWidget(view)
+    view.check()
+    qtbot.waitUntil(lambda: view.run is None and _states(view)["alpha"] == STATE_WORDS[ops.UPSTREAM], timeout=20000)
+    skill = store.get("alpha")   # edited in the studio after the check
+    store.update("alpha", replace(skill, skill_md=skill.skill_md + "Ours.\n", content=skill.content + "Ours.\n"),
+                 skill.version)
+    _select(view, "alpha")
+    qtbot.mouseClick(view.update_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.run is None and _states(view)["alpha"] == STATE_WORDS[ops.BOTH], timeout=20000)
+    assert "Ours." in store.get("alpha").skill_md and "Theirs." not in store.get("alpha").skill_md
+    assert view.update_button.text() == "Take upstream"   # now offered as the two-sided choice it is

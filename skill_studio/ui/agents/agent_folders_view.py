@@ -219,7 +219,7 @@ class AgentFoldersView(OneRunAtATime, QWidget):
                     report = install.uninstall(folder, names)
                     done.update(report.removed)
                     skipped.update(report.skipped)
-            if project is not None and done:
+            if project is not None and done and any(f.is_relative_to(project) for f in targets):
                 unlock_skills(project, sorted(done))
             return sorted(done), skipped
 

@@ -33,6 +33,7 @@ class AddSourceDialog(QDialog):
         self.added: list[str] = []
         self.run: TaskRun | None = None
         self.listed_for: tuple[str, str] | None = None
+        self.closing = False
 
         self.source = QLineEdit()
         self.source.setPlaceholderText("owner/repo, https://…, git@host:team/skills.git, or a folder")
@@ -173,6 +174,11 @@ class AddSourceDialog(QDialog):
 
         def ended(run: TaskRun) -> None:
             self.run = None
+            if self.closing:   # closed meanwhile: a listing is dropped; what an add added is still told
+                if isinstance(run.result, ops.AddReport):
+                    self.added = run.result.added
+                super(AddSourceDialog, self).reject()
+                return
             for w in (self.list_button, self.source, self.ref):
                 w.setEnabled(True)
             try:
@@ -183,11 +189,10 @@ class AddSourceDialog(QDialog):
         self.run = start_run(self, work, self.store, "add-source", self.progress, first_text, ended)
 
     def reject(self) -> None:
+        """Closing while a repository is read hides the dialog at once; it ends when the reading
+        does (a fetch cannot be stopped halfway), so the window never waits on a slow fetch."""
         if self.run is not None:
-            self.run.stop()
+            self.closing = True
+            self.hide()
+            return
         super().reject()
-
-    def done(self, result: int) -> None:
-        if self.run is not None:
-            self.run.stop()
-        super().done(result)

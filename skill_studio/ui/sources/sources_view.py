@@ -96,7 +96,7 @@ class SourcesView(OneRunAtATime, QWidget):
         self.sides.addTab(self.studio_view, "Edits in the studio")
         self.update_button = QPushButton("Update")
         self.update_button.setToolTip("Save the source's files as a new version (its commit in the note)")
-        self.update_button.clicked.connect(lambda: self._update(ops.TAKE_UPSTREAM))
+        self.update_button.clicked.connect(self._update_current)
         self.keep_button = QPushButton("Keep the studio's")
         self.keep_button.setToolTip("Keep the studio's version and mark the source's change as seen")
         self.keep_button.clicked.connect(lambda: self._update(ops.TAKE_STUDIO))
@@ -233,7 +233,13 @@ class SourcesView(OneRunAtATime, QWidget):
             f"Checked {len(statuses)} skill(s): {verdict}", "attention" if waiting else "success",
             [f"{s.name}: {STATE_WORDS[s.state]}" + (f" ({s.detail})" if s.detail else "") for s in waiting])
 
-    def _update(self, take: str) -> None:
+    def _update_current(self) -> None:
+        """Update, or (for a change on both sides, as shown) take upstream; a skill edited in the
+        studio since the check is then reported as a two-sided change, never overwritten."""
+        s = self.statuses.get(self.current_name() or "")
+        self._update(ops.TAKE_UPSTREAM if s is not None and s.state == ops.BOTH else None)
+
+    def _update(self, take: str | None) -> None:
         name = self.current_name()
         if name is None:
             return
