@@ -169,3 +169,15 @@ def test_a_lock_field_of_the_wrong_type_is_named(tmp_path):
                                                '"sourceType": "git", "commit": 7}}}\n')
     with pytest.raises(LockError, match=r"skills-lock.json:2: in the entry of 'a', commit must be text"):
         read_lock(tmp_path)
+
+
+def test_a_lock_the_skills_tool_wrote_is_checked_with_its_own_hash(tmp_path, home, upstream, store):
+    from skill_studio.core.sources.lock import tool_hash
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    ops.add(store, upstream.url, names=["alpha"])
+    theirs = tool_hash(store.get("alpha"))
+    (project / "skills-lock.json").write_text(json.dumps({"version": 1, "skills": {
+        "alpha": {"source": upstream.url, "sourceType": "git", "computedHash": theirs}}}))
+    assert restore(store, project).ready == ["alpha"]

@@ -102,3 +102,13 @@ def test_escapes_in_file_names_are_shown_as_text(store, tmp_path):
 ])
 def test_the_folder_hash_tells_different_folders_apart(a, b):
     assert folder_hash(*a) != folder_hash(*b)
+
+
+@pytest.mark.parametrize("ref", ["a b", "x:y", "main..v1", "^main", "-foo", "--upload-pack=touch x", "*"])
+def test_a_ref_that_is_no_name_is_refused_in_words(store, tmp_path, ref):
+    from skill_studio.core.sources.git import GitError
+
+    up = Upstream(tmp_path, {"s/SKILL.md": skill_md("s")})
+    with pytest.raises(GitError, match="not a branch, tag or commit name"):
+        ops.add(store, up.url, ref=ref)
+    assert not (tmp_path / "x").exists()

@@ -152,7 +152,7 @@ def test_a_merge_that_fails_leaves_the_studios_side_as_it_was(store, team):
     _teammate_commits(theirs, "README.md", "theirs\n")
     _teammate_commits(theirs, "alpha/SKILL.md", skill_md("alpha", body="Theirs.\n"))
     _save(store, "alpha", "\nOurs.\n")
-    with pytest.raises(team_git.TeamError, match="git merge"):
+    with pytest.raises(team_git.TeamError, match="README.md changed by the team and here"):
         team_git.pull(store, mine, keep={"alpha": team_git.STUDIO})
     assert "Ours." in (mine / "alpha" / "SKILL.md").read_text()
     linked.sync(store, mine)
@@ -203,3 +203,65 @@ def test_the_state_of_a_branch_that_follows_nothing(tmp_path, store):
     st = team_git.state(plain, fetch=True)
     assert st.upstream == "" and "following no remote branch" in st.describe()
     assert sorted(st.changed) == ["a b/SKILL.md", "c d/SKILL.md"]
+
+
+@pytest.mark.parametrize("side", [team_git.TEAM, team_git.STUDIO])
+def test_a_studio_change_already_committed_meets_the_teams(store, team, side):
+    mine, theirs = team
+    _save(store, "alpha", "\nOurs, committed.\n")
+    team_git.commit(store, mine, "ours")
+    _teammate_commits(theirs, "alpha/SKILL.md", skill_md("alpha", body="Theirs.\n"))
+    _teammate_commits(theirs, "beta/SKILL.md", skill_md("beta", body="Theirs too.\n"))
+    report = team_git.pull(store, mine, keep={"alpha": side})
+    assert report.pulled and report.state.behind == 0 and report.state.ahead == 2
+    text = store.get("alpha").skill_md
+    assert ("Theirs." in text) == (side == team_git.TEAM) and ("Ours, committed." in text) == (side == team_git.STUDIO)
+    assert "Theirs too." in store.get("beta").skill_md
+    assert git("status", "--porcelain", cwd=mine) == ""
+
+
+def test_a_file_outside_the_skills_changed_on_both_sides_stops_the_pull_before_it_starts(store, team):
+    mine, theirs = team
+    _teammate_commits(theirs, "README.md", "theirs\n")
+    _teammate_commits(theirs, "alpha/SKILL.md", skill_md("alpha", body="Theirs.\n"))
+    (mine / "README.md").write_text("ours, not committed\n")
+    _save(store, "alpha", "\nOurs.\n")
+    with pytest.raises(team_git.TeamError, match="README.md changed by the team and here, outside any skill"):
+        team_git.pull(store, mine, keep={"alpha": team_git.STUDIO})
+    assert (mine / "README.md").read_text() == "ours, not committed\n"
+    assert "Ours." in (mine / "alpha" / "SKILL.md").read_text()
+    assert git("stash", "list", cwd=mine) == "" and team_git.state(mine).behind == 2
+
+
+def test_a_linked_folder_that_is_one_skill_keeps_the_studios_side(tmp_path, store):
+    up = Upstream(tmp_path, {"SKILL.md": skill_md("solo")})
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    git("clone", "-q", str(up.bare), str(mine), cwd=tmp_path)
+    git("clone", "-q", str(up.bare), str(theirs), cwd=tmp_path)
+    linked.link(store, mine)
+    _teammate_commits(theirs, "SKILL.md", skill_md("solo", body="Theirs.\n"))
+    _save(store, "solo", "\nOurs.\n")
+    report = team_git.pull(store, mine, keep={".": team_git.STUDIO})
+    assert report.pulled and report.state.behind == 0
+    assert "Ours." in store.get("solo").skill_md
+    assert git("log", "--format=%s", "-1", cwd=mine).strip() == "teammate"
+
+
+def test_when_git_fails_halfway_everything_is_put_back(store, team, monkeypatch):
+    mine, theirs = team
+    _teammate_commits(theirs, "alpha/SKILL.md", skill_md("alpha", body="Theirs.\n"))
+    _save(store, "alpha", "\nOurs.\n")
+    _save(store, "beta", "\nOurs in beta.\n")
+    real = team_git._git
+
+    def failing(folder, *args, **kw):
+        if args[0] == "merge" and "--ff-only" in args:
+            raise team_git.TeamError("git merge: the disk is full")
+        return real(folder, *args, **kw)
+
+    monkeypatch.setattr(team_git, "_git", failing)
+    with pytest.raises(team_git.TeamError, match="the disk is full; nothing was pulled"):
+        team_git.pull(store, mine, keep={"alpha": team_git.STUDIO})
+    assert "Ours." in (mine / "alpha" / "SKILL.md").read_text()
+    assert "Ours in beta." in (mine / "beta" / "SKILL.md").read_text()   # the stash came back
+    assert git("stash", "list", cwd=mine) == "" and team_git.state(mine).behind == 1

@@ -140,20 +140,32 @@ def _changed_paths(folder: Path, *args: str) -> list[str]:
     return [p for p in _git(folder, "diff", "--name-only", "--relative", "-z", *args).split("\0") if p]
 
 
-def conflicts(folder: str | os.PathLike) -> list[TeamConflict]:
-    """The skills changed both by the team (fetched, not merged) and here (saved or committed,
-    not pushed)."""
-    folder = Path(folder)
+def _both_sides(folder: Path) -> tuple[str, set[str], set[str | None], set[str | None], list[str]]:
+    """(upstream, the team's tree as paths in the folder, the skill folders the team changed, those
+    changed here, the files outside any skill folder changed on both sides)."""
     upstream = _upstream(folder)
-    team_tree = set(_git(folder, "ls-tree", "-r", "--name-only", "--full-name", upstream).splitlines())
     prefix = _git(folder, "rev-parse", "--show-prefix").strip()
-    tree = {p[len(prefix):] for p in team_tree if p.startswith(prefix)}
-    theirs = {_skill_folder(folder, p, tree) for p in _changed_paths(folder, f"HEAD...{upstream}", "--", ".")}
+    listed = _git(folder, "ls-tree", "-r", "-z", "--name-only", "--full-name", upstream).split("\0")
+    tree = {p[len(prefix):] for p in listed if p and p.startswith(prefix)}
+    incoming = _changed_paths(folder, f"HEAD...{upstream}", "--", ".")
     st = state(folder)
     top = Path(_git(folder, "rev-parse", "--show-toplevel").strip())
     here = folder.resolve()
     local = [str((top / p).relative_to(here)) for p in st.changed if (top / p).is_relative_to(here)]
-    ours = {_skill_folder(folder, p, tree) for p in local + _changed_paths(folder, f"{upstream}...HEAD", "--", ".")}
+    local += _changed_paths(folder, f"{upstream}...HEAD", "--", ".")
+    theirs = {_skill_folder(folder, p, tree) for p in incoming}
+    ours = {_skill_folder(folder, p, tree) for p in local}
+    loose = sorted({p for p in incoming if _skill_folder(folder, p, tree) is None} &
+                   {p for p in local if _skill_folder(folder, p, tree) is None})
+    return upstream, tree, theirs, ours, loose
+
+
+def conflicts(folder: str | os.PathLike) -> list[TeamConflict]:
+    """The skills changed both by the team (fetched, not merged) and here (saved or committed,
+    not pushed)."""
+    folder = Path(folder)
+    upstream, _tree, theirs, ours, _loose = _both_sides(folder)
+    prefix = _git(folder, "rev-parse", "--show-prefix").strip()
     out = []
     for path in sorted(p for p in theirs & ours if p is not None):
         rel = f"{prefix}{path}/SKILL.md" if path != "." else f"{prefix}SKILL.md"
@@ -176,8 +188,9 @@ class PullReport:
 
 
 def _read_tree(folder: Path) -> dict[str, bytes]:
+    """The files of a skill folder (never git's own: a skill may be the linked folder itself)."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*")
-            if p.is_file() and not p.is_symlink()}
+            if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(folder).parts}
 
 
 def _set_aside(folder: Path, path: str) -> None:
@@ -191,6 +204,8 @@ def _replace_folder(target: Path, files: dict[str, bytes]) -> None:
     """``target`` holding exactly ``files`` (any other file in it removed)."""
     if target.is_dir():
         for p in sorted(target.rglob("*"), reverse=True):
+            if ".git" in p.relative_to(target).parts:
+                continue
             rel = str(p.relative_to(target))
             if (p.is_file() or p.is_symlink()) and rel not in files:
                 p.unlink()
@@ -226,32 +241,70 @@ def pull(store, folder: str | os.PathLike, *, keep: dict[str, str] | None = None
     if open_ones:
         report.conflicts = open_ones
         return report
-    # Both sides of each two-sided skill are safe: the studio's files in memory (and in the store),
-    # the team's in its commits. The working copy's edits of those skills leave it for the merge.
-    studio = {c.path: _read_tree(folder / c.path) for c in found if (folder / c.path).is_dir()}
-    for c in found:
-        _set_aside(folder, c.path)
-    stashed = bool(state(folder).changed)
-    if stashed:
-        _git(folder, "stash", "push", "--include-untracked", "--quiet", "-m", "skill-studio: before pull", "--", ".")
-    try:
-        _git(folder, "merge", "--no-edit", "--quiet", "--ff" if st.ahead else "--ff-only", upstream)
-    except TeamError:
-        subprocess.run([git_program(), "-C", str(folder), "merge", "--abort"], capture_output=True)
-        if stashed:
-            _git(folder, "stash", "pop", "--quiet")
-        for path, files in studio.items():   # nothing pulled: the studio's files back as they were
-            _replace_folder(folder / path, files)
-        raise
-    if stashed:
-        _git(folder, "stash", "pop", "--quiet")
-    for c in found:   # the studio's side, exactly, over the team's merge
-        if keep[c.path] == STUDIO and c.path in studio:
-            _replace_folder(folder / c.path, studio[c.path])
+    loose = _both_sides(folder)[4]
+    if loose:
+        raise TeamError(f"{folder}: {', '.join(loose[:5])} changed by the team and here, outside any skill; "
+                        "commit or undo that change in git first. Nothing was pulled.")
+    _merge(folder, upstream, st.ahead > 0, {c.path: keep[c.path] for c in found})
     report.syncs = linked.sync(store, folder)
     report.state = state(folder)
     report.pulled = True
     return report
+
+
+def _merge(folder: Path, upstream: str, diverged: bool, sides: dict[str, str]) -> None:
+    """Merge ``upstream`` into the working copy, each skill of ``sides`` taking the side named there.
+
+    Both sides of such a skill stay safe until the merge is done: the studio's files in memory (and
+    in the store), the team's in its commits. If anything fails, the working copy is put back as it
+    was (the studio's files included) and TeamError says why."""
+    studio = {path: _read_tree(folder / path) for path in sides if (folder / path).is_dir()}
+    for path in sides:
+        _set_aside(folder, path)
+    stashed = bool(state(folder).changed)
+    if stashed:
+        _git(folder, "stash", "push", "--include-untracked", "--quiet", "-m", "skill-studio: before pull", "--", ".")
+    before = _git(folder, "rev-parse", "HEAD").strip()
+
+    def undo(why: str) -> TeamError:
+        subprocess.run([git_program(), "-C", str(folder), "merge", "--abort"], capture_output=True)
+        subprocess.run([git_program(), "-C", str(folder), "reset", "--quiet", "--keep", before],
+                       capture_output=True)
+        if stashed:
+            subprocess.run([git_program(), "-C", str(folder), "stash", "pop", "--quiet"], capture_output=True)
+        for path, files in studio.items():   # nothing pulled: the studio's files back as they were
+            _replace_folder(folder / path, files)
+        return TeamError(f"{why}; nothing was pulled")
+
+    try:
+        if not diverged:
+            _git(folder, "merge", "--quiet", "--ff-only", upstream)
+        else:   # the studio's commits and the team's: each two-sided skill takes its side, then one commit
+            try:
+                _git(folder, "merge", "--no-ff", "--no-commit", "--quiet", upstream)
+            except TeamError:
+                pass   # conflicts: the two-sided skills are settled below, anything else refuses the pull
+            for path, side in sides.items():
+                source = upstream if side == TEAM else "HEAD"
+                if _git(folder, "ls-tree", "--name-only", source, "--", path).strip():
+                    _git(folder, "restore", f"--source={source}", "--staged", "--worktree", "--", path)
+                else:
+                    _git(folder, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", path)
+                    _git(folder, "clean", "-fdq", "--", path)
+            unmerged = _changed_paths(folder, "--diff-filter=U", "--", ".")
+            if unmerged:
+                raise TeamError(f"git merge in {folder}: {', '.join(unmerged[:5])} changed on both sides")
+            _git(folder, "commit", "--quiet", "--no-edit", "--allow-empty")
+    except TeamError as e:
+        raise undo(str(e)) from None
+    if stashed:
+        try:
+            _git(folder, "stash", "pop", "--quiet")
+        except TeamError as e:
+            raise undo(f"{e} (an edit here and the team's change meet)") from None
+    for path, side in sides.items():   # the studio's side, exactly, over the team's
+        if side == STUDIO and path in studio:
+            _replace_folder(folder / path, studio[path])
 
 
 def commit_message(store, folder: Path, changed: list[str]) -> str:

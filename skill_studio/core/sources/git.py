@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -153,6 +154,15 @@ def fetch_bounded(args: list[str], git_dir: Path, *, interactive: bool, limit: i
             raise _failed(args, err.read())
 
 
+_BAD_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|^[-/.]|[/.]$|\.lock$|/\.")
+
+
+def ref_name_ok(ref: str) -> bool:
+    """Whether ``ref`` can be a branch, tag or commit name (git's own rules, roughly: no blanks,
+    none of ~^:?*[\\, no "..", not starting with "-")."""
+    return bool(ref) and len(ref) <= 255 and not _BAD_REF.search(ref)
+
+
 class RepoCache:
     """Bare repositories fetched from sources, one per URL, under ``root``."""
 
@@ -167,6 +177,8 @@ class RepoCache:
         bare repository and the commit's id."""
         if url.startswith("-"):
             raise GitError(f"{url}: not a repository URL")
+        if ref is not None and not ref_name_ok(ref):
+            raise GitError(f"{printable(ref)}: not a branch, tag or commit name")
         git_dir = self.dir_for(url)
         if not (git_dir / "HEAD").is_file():
             self.root.mkdir(parents=True, exist_ok=True)

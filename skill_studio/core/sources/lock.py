@@ -12,6 +12,7 @@ library that holds it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -58,6 +59,21 @@ def skill_hash(skill: Skill) -> str:
     """The ``computedHash`` of a skill as it is installed: every file, SKILL.md included."""
     files = skill_files_with_md(skill)
     return folder_hash(files[0].data, files[1:], files[0].path)
+
+
+def tool_hash(skill: Skill) -> str:
+    """The ``computedHash`` the ``skills`` tool writes for the same folder (each path, then its
+    bytes, in path order), so a lock file it wrote is checked too."""
+    h = hashlib.sha256()
+    for f in sorted(skill_files_with_md(skill), key=lambda f: f.path):
+        h.update(f.path.encode("utf-8"))
+        h.update(f.data)
+    return h.hexdigest()
+
+
+def holds(skill: Skill, computed_hash: str) -> bool:
+    """Whether ``skill`` has the files a lock entry's hash names (the studio's hash or the tool's)."""
+    return computed_hash in (skill_hash(skill), tool_hash(skill))
 
 
 def entry_for(store, skill: Skill) -> LockEntry:
@@ -144,5 +160,5 @@ def unlock_skills(project: str | os.PathLike, names: list[str]) -> Path | None:
     return write_lock(project, entries)
 
 
-__all__ = ["LOCK_FILE", "LockEntry", "LockError", "STUDIO", "entry_for", "lock_path", "lock_skills", "read_lock",
-           "skill_hash", "unlock_skills", "write_lock"]
+__all__ = ["LOCK_FILE", "LockEntry", "LockError", "STUDIO", "entry_for", "holds", "lock_path", "lock_skills",
+           "read_lock", "skill_hash", "tool_hash", "unlock_skills", "write_lock"]

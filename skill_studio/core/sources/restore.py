@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from skill_studio.core.sources import ops
 from skill_studio.core.sources.git import GitError
-from skill_studio.core.sources.lock import STUDIO, read_lock, skill_hash
+from skill_studio.core.sources.lock import STUDIO, holds, read_lock
 from skill_studio.core.sources.spec import SourceError
 
 
@@ -34,8 +34,7 @@ def restore(store, project: str | os.PathLike, *, interactive: bool = False) -> 
     for name in sorted(entries):
         entry = entries[name]
         if name in store:
-            held = skill_hash(store.get(name))
-            if entry.computed_hash and held != entry.computed_hash:
+            if entry.computed_hash and not holds(store.get(name), entry.computed_hash):
                 report.problems[name] = ("the library's differs from the locked one (other files); not replaced: "
                                          "update or delete it, or lock it again")
             else:
@@ -55,7 +54,7 @@ def restore(store, project: str | os.PathLike, *, interactive: bool = False) -> 
             why = next((e.reason for e in added.entries if e.status != "imported" and e.reason), "")
             report.problems[name] = why or f"{entry.source}: {entry.skill_path or '.'} holds no skill named {name}"
             continue
-        if entry.computed_hash and skill_hash(store.get(name)) != entry.computed_hash:
+        if entry.computed_hash and not holds(store.get(name), entry.computed_hash):
             report.problems[name] = (f"added from {entry.source}, but its files differ from the locked ones "
                                      "(the source changed at that ref); not installed")
             continue
