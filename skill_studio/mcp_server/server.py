@@ -59,7 +59,10 @@ class LibraryServer:
         self.store, self.allow_manage = store, allow_manage
         self.server: Server = Server("skill-studio", version=__version__, instructions=INSTRUCTIONS)
         self.sessions: weakref.WeakSet = weakref.WeakSet()
-        self._seen: str | None = None
+        # What the lists hold when the server starts, before any client can ask: every change after
+        # it is told to every client connected then.
+        self._token = store.change_token()
+        self._seen = self.signature()
         self._register()
 
     # --- what clients see ---------------------------------------------------------------------
@@ -151,7 +154,6 @@ class LibraryServer:
 
     def _resources(self) -> list[types.Resource]:
         gated, cards = self._gated_cards()
-        self._seen = self._signature_of(gated, cards)   # what this client now knows
         out: list[types.Resource] = []
         for card in cards:
             out.append(types.Resource(uri=AnyUrl(skill_uri(card.name)), name=card.name, title=f"{card.name} (SKILL.md)",
@@ -196,20 +198,16 @@ class LibraryServer:
     async def watch(self, poll_seconds: float = POLL_SECONDS) -> None:
         """Every ``poll_seconds``, send the list-changed notifications when the gated set changed
         (looked at again only after something was committed to the store)."""
-        token = await anyio.to_thread.run_sync(self.store.change_token)
-        first = await anyio.to_thread.run_sync(self.signature)
-        if self._seen is None:   # (a client's listing may have set it already)
-            self._seen = first
         while True:
             await anyio.sleep(poll_seconds)
             try:
                 latest = await anyio.to_thread.run_sync(self.store.change_token)
-                if latest == token:
+                if latest == self._token:
                     continue
-                token = latest
                 now = await anyio.to_thread.run_sync(self.signature)
             except Exception:   # noqa: BLE001 - a busy or briefly locked store: look again next time
                 continue
+            self._token = latest   # (only once the signature was read: a failed look is tried again)
             if now != self._seen:
                 self._seen = now
                 await self.tell_sessions()

@@ -112,3 +112,25 @@ def test_removing_from_a_global_folder_leaves_the_projects_lock_alone(qtbot, see
     assert not (home / ".claude" / "skills" / name).exists()
     assert (project / ".claude" / "skills" / name).exists()
     assert list(json.loads((project / "skills-lock.json").read_text())["skills"]) == [name]
+
+
+def test_a_skill_still_in_another_project_folder_stays_locked(qtbot, seeded_store, home, tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    view = AgentFoldersView(seeded_store)
+    qtbot.addWidget(view)
+    view.set_project(project)
+    name = view.skills.topLevelItem(0).text(0)
+    for agent in ("Claude Code", "Codex"):
+        _row(view, agent, "Project").setCheckState(0, Qt.Checked)
+    _skill(view, name).setSelected(True)
+    with qtbot.waitSignal(view.installed, timeout=20000):
+        qtbot.mouseClick(view.install_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.run is None)
+    _row(view, "Codex", "Project").setCheckState(0, Qt.Unchecked)
+    _skill(view, name).setSelected(True)
+    with qtbot.waitSignal(view.installed, timeout=20000):
+        qtbot.mouseClick(view.remove_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.run is None)
+    assert not (project / ".claude" / "skills" / name).exists()
+    assert list(json.loads((project / "skills-lock.json").read_text())["skills"]) == [name]

@@ -120,7 +120,8 @@ def test_closing_while_a_repository_is_read_does_not_wait(qtbot, store, upstream
     assert dialog.run is not None
     with qtbot.waitSignal(dialog.rejected, timeout=20000):
         dialog.reject()
-        assert not dialog.isVisible()   # hidden at once; rejected once the reading ended
+        assert dialog.closing and "Closing once the repository has been read" in dialog.progress.label.text()
+        dialog.reject()   # asked again: still waits for the reading, never ends it halfway
     assert dialog.run is None and dialog.skills.count() == 0
 
 
@@ -139,3 +140,25 @@ def test_update_never_overwrites_an_edit_made_after_the_check(qtbot, store, upst
     qtbot.waitUntil(lambda: view.run is None and _states(view)["alpha"] == STATE_WORDS[ops.BOTH], timeout=20000)
     assert "Ours." in store.get("alpha").skill_md and "Theirs." not in store.get("alpha").skill_md
     assert view.update_button.text() == "Take upstream"   # now offered as the two-sided choice it is
+
+
+def test_closing_the_windows_add_dialog_mid_fetch_ends_cleanly(qtbot, store, open_window, upstream):
+    from PySide6.QtCore import QTimer
+
+    window = open_window(store)
+    feature = window.feature("sources")
+    seen = []
+
+    def drive() -> None:
+        dialog = feature.dialog
+        dialog.source.setText(upstream.url)
+        dialog.list_skills()
+        seen.append(dialog.run is not None)
+        dialog.reject()
+
+    QTimer.singleShot(0, drive)
+    feature.add()   # exec() returns once the reading ended and the dialog closed
+    assert seen == [True] and feature.dialog is None
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)   # the dialog goes; its thread had ended

@@ -195,13 +195,15 @@ class AgentFoldersView(OneRunAtATime, QWidget):
             from skill_studio.core.library import install
             from skill_studio.core.sources.lock import lock_skills
 
-            done, skipped = set(), {}
+            done, skipped, in_project = set(), {}, set()
             for folder in targets:
                 report = install.install(store, folder, names, link=link, progress=progress, cancelled=cancelled)
                 done.update(report.installed, report.unchanged)
                 skipped.update(report.skipped)
-            if project is not None and done and any(f.is_relative_to(project) for f in targets):
-                lock_skills(store, project, sorted(done))
+                if project is not None and folder.is_relative_to(project):
+                    in_project.update(report.installed, report.unchanged)
+            if project is not None and in_project:
+                lock_skills(store, project, sorted(in_project))
             return sorted(done), skipped
 
         self._start(work, f"Installing {len(names)} skill(s)…", "Installed")
@@ -213,14 +215,18 @@ class AgentFoldersView(OneRunAtATime, QWidget):
             from skill_studio.core.library import install
             from skill_studio.core.sources.lock import unlock_skills
 
-            done, skipped = set(), {}
+            done, skipped, left_project = set(), {}, set()
             for folder in targets:
                 if folder.is_dir():
                     report = install.uninstall(folder, names)
                     done.update(report.removed)
                     skipped.update(report.skipped)
-            if project is not None and done and any(f.is_relative_to(project) for f in targets):
-                unlock_skills(project, sorted(done))
+                    if project is not None and folder.is_relative_to(project):
+                        left_project.update(report.removed)
+            if project is not None and left_project:   # (still in another of the project's folders: kept)
+                places = {p.path for p in folders(project) if p.scope == "project"}
+                still = {n for n in left_project if any((place / n).exists() for place in places)}
+                unlock_skills(project, sorted(left_project - still))
             return sorted(done), skipped
 
         self._start(work, f"Removing {len(names)} skill(s)…", "Removed")

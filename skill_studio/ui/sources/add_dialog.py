@@ -189,10 +189,13 @@ class AddSourceDialog(QDialog):
         self.run = start_run(self, work, self.store, "add-source", self.progress, first_text, ended)
 
     def reject(self) -> None:
-        """Closing while a repository is read hides the dialog at once; it ends when the reading
-        does (a fetch cannot be stopped halfway), so the window never waits on a slow fetch."""
+        """Closing while a repository is read: the dialog says it closes once the reading is done
+        (a fetch cannot be stopped halfway) and does, the window staying responsive meanwhile."""
         if self.run is not None:
-            self.closing = True
-            self.hide()
+            if not self.closing:
+                self.closing = True
+                self.progress.label.setText("Closing once the repository has been read…")
+                for w in (self.skills, self.buttons):
+                    w.setEnabled(False)
             return
         super().reject()
