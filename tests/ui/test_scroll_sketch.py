@@ -67,14 +67,19 @@ def _jumps(view) -> list[int]:
     return there + there[-2::-1]
 
 
-def _shown(qtbot, view) -> QImage:
+def _screen(view) -> QImage:
     """What the screen shows of the cards now (painted, not painted again to look)."""
-    qtbot.waitUntil(lambda: not view.filling(), timeout=5000)
-    QApplication.processEvents()   # the paints the last slice asked for
     port = view.viewport()
     at = port.mapTo(port.window(), QPoint(0, 0))
     screen = port.screen().grabWindow(port.window().winId(), at.x(), at.y(), port.width(), port.height())
     return screen.toImage().convertToFormat(QImage.Format_RGB32)
+
+
+def _shows_in_full(qtbot, view) -> None:
+    """Wait until the screen shows every card in sight drawn in full (a sketch left: a timeout)."""
+    qtbot.waitUntil(lambda: not view.filling(), timeout=5000)
+    expected = _today(view)
+    qtbot.waitUntil(lambda: _screen(view) == expected, timeout=5000)
 
 
 def _today(view):
@@ -102,9 +107,8 @@ def test_after_a_fast_drag_and_a_stop_every_card_in_sight_is_drawn_in_full(qtbot
         _drag(view, _jumps(view))
         assert view.card_delegate.sketched, "a fast drag sketches the cards not drawn yet"
         sketched = view.viewport().grab().toImage()
-        full = _shown(qtbot, view)
-        assert full == _today(view)
-        assert sketched != full
+        _shows_in_full(qtbot, view)
+        assert sketched != _screen(view)
     finally:
         theme.apply_theme(app, theme.LIGHT)
 
@@ -117,7 +121,7 @@ def test_slowing_down_after_a_fast_drag_draws_the_sketched_cards_in_full(qtbot, 
     bar = view.verticalScrollBar()
     _drag(view, [bar.value() - bar.singleStep()])   # a small step: slowed down
     assert not view.card_delegate.sketching
-    assert _shown(qtbot, view) == _today(view)
+    _shows_in_full(qtbot, view)
 
 
 def test_a_single_jump_lands_on_cards_drawn_in_full(qtbot, cards):
@@ -164,4 +168,4 @@ def test_a_spun_wheel_sketches_and_a_turned_one_does_not(qtbot, cards, monkeypat
     view.card_delegate.cache.clear()
     _wheel(view, clock, 2, apart=0.01)   # spun: notches 10 ms apart
     assert view.card_delegate.sketching and view.card_delegate.sketched
-    assert _shown(qtbot, view) == _today(view)   # and once it stops, every card in full
+    _shows_in_full(qtbot, view)   # and once it stops, every card in full
