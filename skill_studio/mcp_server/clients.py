@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ def snippets(store_path: str | os.PathLike) -> list[ClientSnippet]:
     program, args = server_command(store_path)
     stdio = {"command": program, "args": args}
     desktop = json.dumps({"mcpServers": {NAME: stdio}}, indent=2)
-    code = " ".join(_shell(a) for a in ["claude", "mcp", "add", NAME, "--", program, *args])
+    code = shlex.join(["claude", "mcp", "add", NAME, "--", program, *args])
     codex = (f"[mcp_servers.{NAME}]\ncommand = {_toml_string(program)}\n"
              f"args = [{', '.join(_toml_string(a) for a in args)}]\n")
     vscode = json.dumps({"servers": {NAME: {"type": "stdio", **stdio}}}, indent=2)
@@ -54,12 +55,6 @@ def snippets(store_path: str | os.PathLike) -> list[ClientSnippet]:
         ClientSnippet("Codex", "~/.codex/config.toml", codex),
         ClientSnippet("VS Code", ".vscode/mcp.json in the workspace", vscode),
     ]
-
-
-def _shell(arg: str) -> str:
-    import shlex
-
-    return shlex.quote(arg)
 
 
 __all__ = ["ClientSnippet", "server_command", "snippets"]

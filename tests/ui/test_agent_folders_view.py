@@ -21,6 +21,13 @@ def home(tmp_path, monkeypatch):
     return home
 
 
+def _press(qtbot, view, button) -> None:
+    """Click Install or Remove and wait until the work is done and told."""
+    with qtbot.waitSignal(view.installed, timeout=20000):
+        qtbot.mouseClick(button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.run is None)
+
+
 def _row(view, name: str, where: str):
     return next(view.agents.topLevelItem(i) for i in range(view.agents.topLevelItemCount())
                 if view.agents.topLevelItem(i).text(0) == name and view.agents.topLevelItem(i).text(1) == where)
@@ -48,9 +55,7 @@ def test_install_for_ticked_agents_then_remove(qtbot, seeded_store, home, tmp_pa
     name = view.skills.topLevelItem(0).text(0)
     _skill(view, name).setSelected(True)
     assert view.install_button.isEnabled()
-    with qtbot.waitSignal(view.installed, timeout=20000):
-        qtbot.mouseClick(view.install_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.run is None)
+    _press(qtbot, view, view.install_button)
     assert (project / ".claude" / "skills" / name / "SKILL.md").exists()
     assert (project / ".agents" / "skills" / name / "SKILL.md").exists()
     assert list(json.loads((project / "skills-lock.json").read_text())["skills"]) == [name]
@@ -60,9 +65,7 @@ def test_install_for_ticked_agents_then_remove(qtbot, seeded_store, home, tmp_pa
     assert "Installed 1 skill(s)." in view.summary.text()
 
     _skill(view, name).setSelected(True)
-    with qtbot.waitSignal(view.installed, timeout=20000):
-        qtbot.mouseClick(view.remove_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.run is None)
+    _press(qtbot, view, view.remove_button)
     assert not (project / ".claude" / "skills" / name).exists()
     assert json.loads((project / "skills-lock.json").read_text())["skills"] == {}
     assert _skill(view, name).text(2) == "—"
@@ -85,9 +88,7 @@ def test_link_instead_of_copying(qtbot, seeded_store, home):
     name = view.skills.topLevelItem(0).text(0)
     _skill(view, name).setSelected(True)
     view.link_box.setChecked(True)
-    with qtbot.waitSignal(view.installed, timeout=20000):
-        qtbot.mouseClick(view.install_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.run is None)
+    _press(qtbot, view, view.install_button)
     assert (home / ".claude" / "skills" / name).is_symlink()
 
 
@@ -101,14 +102,10 @@ def test_removing_from_a_global_folder_leaves_the_projects_lock_alone(qtbot, see
     for where in ("Project", "This computer"):
         _row(view, "Claude Code", where).setCheckState(0, Qt.Checked)
     _skill(view, name).setSelected(True)
-    with qtbot.waitSignal(view.installed, timeout=20000):
-        qtbot.mouseClick(view.install_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.run is None)
+    _press(qtbot, view, view.install_button)
     _row(view, "Claude Code", "Project").setCheckState(0, Qt.Unchecked)
     _skill(view, name).setSelected(True)
-    with qtbot.waitSignal(view.installed, timeout=20000):
-        qtbot.mouseClick(view.remove_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.run is None)
+    _press(qtbot, view, view.remove_button)
     assert not (home / ".claude" / "skills" / name).exists()
     assert (project / ".claude" / "skills" / name).exists()
     assert list(json.loads((project / "skills-lock.json").read_text())["skills"]) == [name]
@@ -124,13 +121,9 @@ def test_a_skill_still_in_another_project_folder_stays_locked(qtbot, seeded_stor
     for agent in ("Claude Code", "Codex"):
         _row(view, agent, "Project").setCheckState(0, Qt.Checked)
     _skill(view, name).setSelected(True)
-    with qtbot.waitSignal(view.installed, timeout=20000):
-        qtbot.mouseClick(view.install_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.run is None)
+    _press(qtbot, view, view.install_button)
     _row(view, "Codex", "Project").setCheckState(0, Qt.Unchecked)
     _skill(view, name).setSelected(True)
-    with qtbot.waitSignal(view.installed, timeout=20000):
-        qtbot.mouseClick(view.remove_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.run is None)
+    _press(qtbot, view, view.remove_button)
     assert not (project / ".claude" / "skills" / name).exists()
     assert list(json.loads((project / "skills-lock.json").read_text())["skills"]) == [name]

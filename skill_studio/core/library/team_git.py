@@ -163,8 +163,11 @@ def _both_sides(folder: Path) -> tuple[str, set[str], set[str | None], set[str |
 def conflicts(folder: str | os.PathLike) -> list[TeamConflict]:
     """The skills changed both by the team (fetched, not merged) and here (saved or committed,
     not pushed)."""
-    folder = Path(folder)
-    upstream, _tree, theirs, ours, _loose = _both_sides(folder)
+    return _conflicts(Path(folder), _both_sides(Path(folder)))
+
+
+def _conflicts(folder: Path, sides: tuple) -> list[TeamConflict]:
+    upstream, _tree, theirs, ours, _loose = sides
     prefix = _git(folder, "rev-parse", "--show-prefix").strip()
     out = []
     for path in sorted(p for p in theirs & ours if p is not None):
@@ -233,7 +236,8 @@ def pull(store, folder: str | os.PathLike, *, keep: dict[str, str] | None = None
     report = PullReport(st, syncs=syncs)
     if not st.behind:
         return report
-    found = conflicts(folder)
+    sides = _both_sides(folder)
+    found = _conflicts(folder, sides)
     bad = [k for k, side in keep.items() if side not in (TEAM, STUDIO)]
     if bad:
         raise ValueError(f"keep {TEAM!r} or {STUDIO!r}")
@@ -241,7 +245,7 @@ def pull(store, folder: str | os.PathLike, *, keep: dict[str, str] | None = None
     if open_ones:
         report.conflicts = open_ones
         return report
-    loose = _both_sides(folder)[4]
+    loose = sides[4]
     if loose:
         raise TeamError(f"{folder}: {', '.join(loose[:5])} changed by the team and here, outside any skill; "
                         "commit or undo that change in git first. Nothing was pulled.")
