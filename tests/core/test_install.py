@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -216,49 +217,102 @@ def test_the_descriptor_describes_the_folder(lib, tmp_path):
     assert {"name": "release-notes", "reason": "not installed in this folder"} in d["disabled"]
 
 
+_NORMAL_USER_CYCLE = """
+import sys
+from pathlib import Path
+from skill_studio.core.library import install
+from skill_studio.core.library.folders import build_skill
+from skill_studio.core.model import Origin
+from skill_studio.core.store import Store
+
+def make(description):
+    text = f"---\\nname: alpha\\ndescription: {description}\\n---\\n# Alpha\\n\\nBody.\\n"
+    return build_skill(text.encode(), "alpha", [], origin=Origin.HUMAN, source="alpha/SKILL.md")
+
+work = Path(sys.argv[1])
+with Store(work / "s.db") as s:
+    s.add(make("First. Use when testing."))
+    target = work / "skills"
+    install.install(s, target)
+    s.update("alpha", make("Second. Use when testing."), 1)
+    assert [r.state for r in install.update(s, target)] == ["current"], install.status(s, target)
+    assert install.uninstall(target, ["alpha"]).removed == ["alpha"]
+    assert not (target / "alpha").exists()
+print("ok")
+"""
+
+
+def _importable_copy(script: str, into: Path) -> Path:
+    """A copy, in ``into``, of skill_studio and of every installed package ``script`` imports: the
+    checkout (and its virtual environment) may sit in a folder only its owner can enter."""
+    import subprocess
+    import sys
+
+    # The script run once here (as this user, in a folder of its own) says what it imports.
+    probe = ("import json, runpy, sys\n"
+             "sys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
+             "print(json.dumps([getattr(m, '__file__', None) for m in list(sys.modules.values())]))")
+    (into / "cycle.py").write_text(script)
+    (into / "dry").mkdir()
+    listed = subprocess.run([sys.executable, "-c", probe, str(into / "cycle.py"), str(into / "dry")],
+                            capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    shutil.rmtree(into / "dry")
+    roots = sorted({str(ROOT), *(p for p in sys.path if "-packages" in p)}, key=len, reverse=True)
+    site = into / "site"
+    for file in filter(None, json.loads(listed.stdout.splitlines()[-1])):
+        entry = next((r for r in roots if file.startswith(r + os.sep)), None)
+        if entry is None:
+            continue   # the standard library, which comes with the interpreter
+        top = Path(file).relative_to(entry).parts[0]
+        source, dest = Path(entry) / top, site / top
+        if dest.exists() or top == "__pycache__":
+            continue
+        if source.is_dir():
+            shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__"))
+            if (Path(entry) / f"{top}.libs").is_dir():   # a wheel's own shared libraries
+                shutil.copytree(Path(entry) / f"{top}.libs", site / f"{top}.libs")
+        else:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest)
+    for path in [into, *into.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return site
+
+
 def test_read_only_copies_can_be_updated_and_removed_by_a_normal_user(tmp_path):
-    """As root every file is writable: run the cycle as an unprivileged user where possible."""
-    import shutil as sh
+    """As root every file is writable: run the cycle as an unprivileged user where possible, from
+    a world-readable copy of the code (the checkout may be in a folder closed to others)."""
     import subprocess
     import sys
     import tempfile
-    import textwrap
 
-    if os.geteuid() == 0:   # pytest's own temporary folders are closed to other users
-        tmp_path = Path(tempfile.mkdtemp(prefix="skill-studio-install-"))
-        os.chmod(tmp_path, 0o755)
-
-    script = textwrap.dedent(f"""
-        import sys; sys.path.insert(0, {str(Path(__file__).parents[1])!r}); sys.path.insert(0, {str(ROOT)!r})
-        from pathlib import Path
-        from skill_studio.core.library import install
-        from skill_studio.core.store import Store
-        from conftest import make
-        work = Path({str(tmp_path / "work")!r})
-        with Store(work / "s.db") as s:
-            s.add(make("alpha", "First. Use when testing."))
-            target = work / "skills"
-            install.install(s, target)
-            s.update("alpha", make("alpha", "Second. Use when testing."), 1)
-            assert [r.state for r in install.update(s, target)] == ["current"], install.status(s, target)
-            assert install.uninstall(target, ["alpha"]).removed == ["alpha"]
-            assert not (target / "alpha").exists()
-        print("ok")
-    """)
-    work = tmp_path / "work"
-    work.mkdir()
-    os.chmod(tmp_path, 0o755)
-    command = [sys.executable, "-c", script]
-    if os.geteuid() == 0:
-        if sh.which("setpriv") is None:
-            pytest.skip("running as root without setpriv: cannot try as a normal user")
-        os.chmod(work, 0o777)
-        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    if os.geteuid() != 0:
+        work = tmp_path / "work"
+        work.mkdir()
+        (tmp_path / "cycle.py").write_text(_NORMAL_USER_CYCLE)
+        done = subprocess.run([sys.executable, str(tmp_path / "cycle.py"), str(work)], capture_output=True,
+                              text=True, cwd=work)
+        assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+        return
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: cannot try as a normal user")
+    base = Path(tempfile.mkdtemp(prefix="skill-studio-install-", dir="/tmp"))   # pytest's are closed to others
     try:
-        done = subprocess.run(command, capture_output=True, text=True, cwd=work, env={**os.environ, "HOME": str(work)})
+        base.chmod(0o755)
+        site = _importable_copy(_NORMAL_USER_CYCLE, base)
+        work = base / "work"
+        work.mkdir()
+        work.chmod(0o777)
+        as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        python = os.path.realpath(sys.executable)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "LANG": "C.UTF-8",
+               "PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": "1"}
+        if subprocess.run([*as_nobody, python, "-c", "import json"], capture_output=True).returncode != 0:
+            pytest.skip(f"the unprivileged user cannot run this Python ({python}): it lies in a folder closed "
+                        "to other users")
+        done = subprocess.run([*as_nobody, python, "-s", str(base / "cycle.py"), str(work)], capture_output=True,
+                              text=True, cwd=work, env=env)
     finally:
-        if os.geteuid() == 0:
-            sh.rmtree(tmp_path, ignore_errors=True)
-    if "Permission denied" in done.stderr and "skill_studio" not in done.stderr:
-        pytest.skip(f"the unprivileged user cannot run this Python: {done.stderr.strip()[-200:]}")
+        shutil.rmtree(base, ignore_errors=True)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

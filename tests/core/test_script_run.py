@@ -5,6 +5,7 @@ source folder never changed."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -18,7 +19,7 @@ import pytest
 
 from skill_studio.core.library.folders import build_skill
 from skill_studio.core.model import Origin, SkillFile
-from skill_studio.core.runtime import script_run
+from skill_studio.core.runtime import copies, sandbox, script_run
 
 needs_bwrap = pytest.mark.skipif(script_run.bwrap() is None, reason="bubblewrap is not installed here")
 
@@ -115,8 +116,8 @@ def test_a_timeout_stops_the_script_and_what_it_started(open_tmp):
     _assert_gone(int(marker.read_text()))
 
 
-def test_a_run_can_be_cancelled(tmp_path):
-    marker = tmp_path / "child.pid"
+def test_a_run_can_be_cancelled(open_tmp):
+    marker = open_tmp / "child.pid"
     skill = _skill({"run.sh": f"#!/bin/sh\nsleep 300 &\necho $! > {marker}\necho started\nsleep 300\n".encode()})
     seen = []
     # Cancelled once the script has shown it is running (not after a fixed time, which a busy
@@ -173,11 +174,15 @@ def test_in_the_sandbox_only_the_copy_can_be_written(tmp_path):
     try:
         (library / "SKILL.md").write_text("original\n")
         python_file = Path(sys.prefix) / "skill-studio-sandbox-test"
+        # This Python is in the sandbox unless its user (nobody, when the tests run as root) could not
+        # reach it outside either (a checkout in a 0700 folder); then the run uses the system's.
+        python_there = not sandbox.drops_to_nobody() or copies.reachable_by_others(Path(sys.prefix))
         script = (f"#!/bin/sh\n"
-                  f"echo gone > {python_file} || echo python-refused\n"
+                  f"test -d {shlex.quote(sys.prefix)} && echo python-there\n"
+                  f"echo gone > {shlex.quote(str(python_file))} || echo python-refused\n"
                   f"echo gone > /usr/skill-studio-sandbox-test || echo usr-refused\n"
-                  f"echo gone > {library}/SKILL.md || echo library-refused\n"
-                  f"echo gone > {Path.home()}/skill-studio-sandbox-test || echo home-refused\n"
+                  f"echo gone > {shlex.quote(str(library / 'SKILL.md'))} || echo library-refused\n"
+                  f"echo gone > {shlex.quote(str(Path.home() / 'skill-studio-sandbox-test'))} || echo home-refused\n"
                   f"cat /etc/shadow > /dev/null || echo shadow-hidden\n"
                   f"mount -o remount,rw,bind / 2>/dev/null || echo remount-refused\n"
                   f"id -u\ngrep CapEff /proc/self/status\necho copy > written-here.txt\n").encode()
@@ -187,7 +192,9 @@ def test_in_the_sandbox_only_the_copy_can_be_written(tmp_path):
         for refused in ("python-refused", "usr-refused", "library-refused", "home-refused", "shadow-hidden",
                         "remount-refused"):
             assert refused in said, (refused, result.stdout, result.stderr)
-        assert result.stderr.count("Read-only file system") >= 2   # the Python and /usr: there, not writable
+        assert ("python-there" in said) == python_there, (python_there, result.stdout)
+        # /usr (and this Python, where it is there): there, not writable.
+        assert result.stderr.count("Read-only file system") >= 1 + python_there, result.stderr
         assert "65534" in said and "CapEff:\t0000000000000000" in said
         assert [o.path for o in result.outputs] == ["written-here.txt"]
         assert (library / "SKILL.md").read_text() == "original\n"
