@@ -2,7 +2,11 @@
 store of N skills (default 10,000), next to the same calls made in-process (the floor: what the
 library's own work costs, without the protocol and the process boundary).
 
-Usage: python benchmarks/bench_mcp.py [--n N] [--store PATH] [--calls C]
+Usage: python benchmarks/bench_mcp.py [--n N | --db PATH] [--calls C]
+
+The synthetic store of N skills (make_library.py's, imported as a user imports a folder) is built
+once and kept (see stores.py); a store given with --db is served as it is, from a copy, and never
+written.
 
 The server runs as clients start it (``skill-studio mcp`` over stdio, a subprocess) and is driven
 with the SDK's own client. Each call is timed from the request to the answer; the script prints
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -35,15 +40,17 @@ from skill_studio.mcp_server import tools  # noqa: E402
 
 
 def build(store_path: Path, n: int) -> None:
-    if store_path.exists():
-        with Store(store_path) as store:
-            if len(store) >= n:
-                return
-        store_path.unlink()
+    """The synthetic store of ``n`` skills (made anew: an import of a library of a new size is not
+    the library of that size)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{store_path}{suffix}").unlink(missing_ok=True)
     lib = Path(tempfile.mkdtemp(prefix="bench-mcp-lib-"))
-    make(n, lib)
-    with Store(store_path) as store:
-        import_paths(store, [lib])
+    try:
+        make(n, lib)
+        with Store(store_path) as store:
+            import_paths(store, [lib])
+    finally:
+        shutil.rmtree(lib, ignore_errors=True)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -87,21 +94,31 @@ async def served(store_path: Path, queries: list[str], names: list[str]) -> tupl
     return searches, loads
 
 
+def measure(measured, calls: int) -> tuple[list[float], ...]:
+    rng = random.Random(7)
+    queries = [" ".join(rng.sample(COMMON, 3)) for _ in range(calls)]
+    with Store(measured.path) as store:
+        gated = sorted(tools.gated_entries(store))
+    if not gated:
+        raise SystemExit("bench_mcp: no skill in this store passes the gate: agents would see nothing to load")
+    names = [gated[i * len(gated) // calls] for i in range(calls)]
+    print(f"{measured.summary}; {len(gated):,} skills agents may see; {calls} calls each", flush=True)
+    f_search, f_load = floor(measured.path, queries, names)
+    s_search, s_load = anyio.run(served, measured.path, queries, names)
+    return s_search, s_load, f_search, f_load
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=10_000)
-    ap.add_argument("--store", type=Path, default=Path(tempfile.gettempdir()) / "skill-studio-bench-mcp.db")
+    ap.add_argument("--n", type=int, help="skills in the synthetic store (default 10,000)")
+    ap.add_argument("--db", type=Path, help="serve this store (from a copy: it is not written)")
     ap.add_argument("--calls", type=int, default=40)
     args = ap.parse_args()
-    build(args.store, args.n)
-    rng = random.Random(7)
-    queries = [" ".join(rng.sample(COMMON, 3)) for _ in range(args.calls)]
-    with Store(args.store) as store:
-        gated = sorted(tools.gated_entries(store))
-    names = [gated[i * len(gated) // args.calls] for i in range(args.calls)]
-    print(f"store: {len(gated):,} skills agents may see ({args.store}); {args.calls} calls each")
-    f_search, f_load = floor(args.store, queries, names)
-    s_search, s_load = anyio.run(served, args.store, queries, names)
+    import stores
+
+    n = 10_000 if args.n is None and args.db is None else args.n
+    with stores.measured(args.db, n, build, program="bench_mcp", kind="bench-mcp") as measured:
+        s_search, s_load, f_search, f_load = measure(measured, args.calls)
     for label, project, base in (("search_skills", s_search, f_search), ("load_skill", s_load, f_load)):
         p50, f50 = statistics.median(project) * 1000, statistics.median(base) * 1000
         p90, f90 = percentile(project, 0.9) * 1000, percentile(base, 0.9) * 1000

@@ -1,13 +1,15 @@
 """Query speed on a 100,000-skill store: pages of cards and full-text search, each next to its floor.
 
-Usage: python benchmarks/bench_query.py [--n 100000] [--db PATH] [--runs 40] [--grow]
+Usage: python benchmarks/bench_query.py [--n 100000 [--grow] | --db PATH] [--runs 40]
 
-The store is built once (through the same codec and store code an import
-uses) and kept at --db for later runs; a store with fewer than --n skills is
-topped up with the next skills of the same synthetic library. With --grow the
-missing skills are instead copies of the stored ones under new names, made in
-SQL (minutes instead of tens of minutes for a 300,000-skill store; the copies
-go through the same triggers, so cards and the full-text index hold them).
+The synthetic store of --n skills is built once (through the same codec and
+store code an import uses) and kept in the temporary folder for later runs (see
+stores.py). With --grow a store larger than 100,000 skills starts as a copy of
+the 100,000-skill one, and the missing skills are copies of the stored ones
+under new names, made in SQL (minutes instead of tens of minutes for a
+300,000-skill store; the copies go through the same triggers, so cards and the
+full-text index hold them). A store given with --db is measured as it is, on a
+copy: it is never written.
 
 The floor of each query is the identical SQL the store sends for it (every
 statement, parameters included, recorded from the store's own call) run
@@ -27,7 +29,6 @@ import random
 import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import fields
@@ -180,24 +181,35 @@ def compare(label: str, store: Store, make_call: Callable[[], Callable[[], Any]]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "skill-studio-bench-100k.db")
+    ap.add_argument("--n", type=int, help="skills in the synthetic store (default 100,000)")
+    ap.add_argument("--db", type=Path, help="measure this store (on a copy: it is not written)")
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--grow", action="store_true", help="top a store up with copies made in SQL")
     ap.add_argument("--only", default="", help="measure only the queries whose label holds this text")
     args = ap.parse_args()
     ONLY[0] = args.only
-    store = Store(args.db)
-    have = len(store)
-    if have < args.n:
-        print(f"adding {args.n - have:,} skills to the store at {args.db} (once) ...", flush=True)
-        if args.grow and have:
-            grow(store, args.n - have)
-        else:
-            build(store, args.n - have, start=have)
+    import stores
+
+    def build_to(path: Path, n: int) -> None:
+        base = stores.synthetic_path(stores.DEFAULT_SKILLS)
+        if args.grow and n > stores.DEFAULT_SKILLS and not path.exists() and base.exists():
+            stores.copy(base, path)
+        with Store(path) as store:
+            have = len(store)
+            if args.grow and have:
+                grow(store, n - have)
+            else:
+                build(store, n - have, start=have)
+
+    with stores.measured(args.db, args.n, build_to, program="bench_query") as measured:
+        with Store(measured.path) as store:
+            print(f"{measured.summary}, {measured.path.stat().st_size / 2**20:,.0f} MiB; {args.runs} runs of each, "
+                  "project and floor interleaved", flush=True)
+            measure(store, args.runs)
+
+
+def measure(store: Store, runs: int) -> None:
     total = len(store)
-    print(f"store: {total:,} skills, {args.db.stat().st_size / 2**20:,.0f} MiB; {args.runs} runs of each, "
-          "project and floor interleaved", flush=True)
     rng = random.Random(5)
     per_state = store.counts()["lifecycle"]
 
@@ -228,23 +240,23 @@ def main() -> None:
         return make
 
     for where in ("first", "middle", "last"):
-        compare(f"page of 200 cards, lifecycle filter, {where} page", store, lifecycle_page(where), args.runs, 1.2)
+        compare(f"page of 200 cards, lifecycle filter, {where} page", store, lifecycle_page(where), runs, 1.2)
     for offset in (0, total // 2 // 200 * 200, total - 200):
-        compare(f"page of 200 cards, no filter, offset {offset:,}", store, unfiltered_page(offset), args.runs, 1.2)
+        compare(f"page of 200 cards, no filter, offset {offset:,}", store, unfiltered_page(offset), runs, 1.2)
     compare("page of 200 cards, lifecycle filter, middle page, every field read", store, lifecycle_page("middle"),
-            args.runs, None, then=read_every_field)
-    compare("full-text search, one word, first 200 by name", store, search(word, "name"), args.runs, 1.1)
+            runs, None, then=read_every_field)
+    compare("full-text search, one word, first 200 by name", store, search(word, "name"), runs, 1.1)
     compare("full-text search while typing (prefix), first 200 by name", store, search(prefix, "name"),
-            args.runs, 1.1)
-    compare("full-text search, one word, top 200 by relevance", store, search(word, "relevance"), args.runs, None)
+            runs, 1.1)
+    compare("full-text search, one word, top 200 by relevance", store, search(word, "relevance"), runs, None)
     compare("full-text search, one word, first 200 by name, every field read", store, search(word, "name"),
-            args.runs, None, then=read_every_field)
+            runs, None, then=read_every_field)
 
     def count() -> Callable[[], Any]:
         state = rng.choice(STATES)
         return lambda: store.count(Filters(lifecycle=state))
 
-    compare("count of a lifecycle filter", store, count, args.runs, None)
+    compare("count of a lifecycle filter", store, count, runs, None)
     store.close()
 
 

@@ -11,8 +11,9 @@ notch, much of each frame was on the one before). The project and the floor alte
 times; the figures are the minima over the runs of each run's worst frame and 99th percentile.
 
 Sizes above the store's own count repeat its skills under new names (the cards come from the
-store all the same), so 300,000 or 1,000,000 rows need only the 100,000-skill store that
-bench_query.py builds (built here too if missing).
+store all the same), so 300,000 or 1,000,000 rows need only the 100,000-skill synthetic store
+that bench_query.py builds (built here too if missing). A store given with --db is used as it
+is, on a copy, and never written (see stores.py).
 
 Targets: worst frame <= 16 ms, p99 <= 10 ms.
 """
@@ -22,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,7 +31,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-DEFAULT_DB = Path(tempfile.gettempdir()) / "skill-studio-bench-100k.db"
 WORST_TARGET, P99_TARGET = 16.0, 10.0
 VIEW_SIZE = (1200, 820)   # the card area of a 1400 x 900 window: four columns
 
@@ -191,7 +190,7 @@ def report(rows: int, results: dict[str, dict[str, list]]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--db", type=Path, default=DEFAULT_DB)
+    ap.add_argument("--db", type=Path, help="scroll the cards of this store (on a copy: it is not written)")
     ap.add_argument("--sizes", default="100000")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--frames", type=int, default=400)
@@ -200,20 +199,29 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
-    from PySide6.QtWidgets import QApplication
+    import stores
 
     from skill_studio.core.store import Store
-    from skill_studio.ui import theme
 
-    store = Store(args.db)
-    if len(store) < min(sizes[0], 100_000):
+    def build_to(path: Path, n: int) -> None:
         from bench_query import build
 
-        print(f"building a {100_000:,}-skill store at {args.db} (once) ...", flush=True)
-        build(store, 100_000 - len(store))
+        with Store(path) as store:
+            build(store, n - len(store), start=len(store))
+
+    with stores.measured(args.db, None, build_to, program="bench_scroll") as measured, \
+            Store(measured.path) as store:
+        run(store, measured.summary, sizes, args)
+
+
+def run(store, summary: str, sizes: list[int], args: argparse.Namespace) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from skill_studio.ui import theme
+
     app = QApplication.instance() or QApplication([])
     theme.apply_theme(app, theme.DARK if args.dark else theme.LIGHT)
-    print(f"store: {len(store):,} skills; view {VIEW_SIZE[0]} x {VIEW_SIZE[1]}, {args.runs} runs", flush=True)
+    print(f"{summary}; view {VIEW_SIZE[0]} x {VIEW_SIZE[1]}, {args.runs} runs", flush=True)
     for rows in sizes:
         report(rows, measure(store, rows, args.runs, args.frames, args.wheel, app))
 

@@ -1,7 +1,7 @@
 """Start to the first painted cards: ``skill-studio --store DB`` on a 100,000-skill store, from
 process start to the first paint of the card view, against a bare window over the same store.
 
-Usage: python benchmarks/bench_start.py [--db PATH] [--n 100000] [--runs 7] [--root TREE]
+Usage: python benchmarks/bench_start.py [--db PATH | --n 100000] [--runs 7] [--root TREE]
 
 Three fresh processes, run in turn (interleaved), each figure the minimum over the runs:
 - project: the real start (``skill_studio.cli.main.main(["--store", DB])``: parser, store,
@@ -10,7 +10,9 @@ Three fresh processes, run in turn (interleaved), each figure the minimum over t
   store's skill names (read with sqlite3, one query), stopped at the list's first paint;
 - hello: an empty QMainWindow's first paint (no store), for scale.
 Each child runs offscreen with its own empty settings folder (the welcome page marked as seen,
-as on every start after the first). The store is the one bench_query.py builds (built if missing).
+as on every start after the first). Without --db the store is the synthetic one bench_query.py
+builds (built if missing); a store given with --db is measured as it is, on a copy that the
+children open (see stores.py): neither the measured code nor this script writes the store given.
 Target: project at most 1.2x the floor (wall clock). The same figures as CPU time of each child
 (from its start to the paint) follow: on a busy machine they vary less than the wall clock.
 """
@@ -27,7 +29,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DEFAULT_DB = Path(tempfile.gettempdir()) / "skill-studio-bench-100k.db"
 WINDOW = (1280, 800)   # the main window's first size
 
 
@@ -139,8 +140,8 @@ def _run(kind: str, db: Path, root: Path | None) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--db", type=Path, default=DEFAULT_DB)
-    ap.add_argument("--n", type=int, default=100_000, help="skills in the store (built up to this if fewer)")
+    ap.add_argument("--db", type=Path, help="measure this store (on a copy: it is not written)")
+    ap.add_argument("--n", type=int, help="skills in the synthetic store (default 100,000)")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--root", type=Path, default=None, help="run the project from this checkout")
     ap.add_argument("--child", choices=("project", "floor", "hello"), help=argparse.SUPPRESS)
@@ -154,27 +155,32 @@ def main() -> None:
         return
 
     sys.path.insert(0, str(HERE))
-    # The store is opened (and built) by the code measured: a checkout before a schema change
-    # cannot open a store a newer one migrated (its start would stop at the store's error dialog).
+    # The synthetic store is built by the code measured: a checkout before a schema change cannot
+    # open a store a newer one migrated (its start would stop at the store's error dialog).
     sys.path.insert(0, str((args.root or ROOT).resolve()))
-    from skill_studio.core.store import Store
+    import stores
 
-    store = Store(args.db)
-    if len(store) < args.n:
-        from bench_query import build
+    def build(path: Path, n: int) -> None:
+        from bench_query import build as add
 
-        print(f"building a {args.n:,}-skill store at {args.db} (once) ...", flush=True)
-        build(store, args.n - len(store))
-    count = len(store)
-    store.close()
-    print(f"store: {count:,} skills at {args.db}; {args.runs} runs each, interleaved, minima; "
-          f"project from {args.root or ROOT}", flush=True)
+        from skill_studio.core.store import Store
+
+        with Store(path) as store:
+            add(store, n - len(store), start=len(store))
+
+    with stores.measured(args.db, args.n, build, program="bench_start") as measured:
+        print(f"{measured.summary}; {args.runs} runs each, interleaved, minima; project from {args.root or ROOT}",
+              flush=True)
+        measure(measured.path, measured.skills, args.runs, args.root)
+
+
+def measure(db: Path, count: int, runs: int, root: Path | None) -> None:
     times: dict[str, list[tuple[float, float]]] = {"project": [], "floor": [], "hello": []}
-    for kind in times:   # warm the file cache once
-        _run(kind, args.db, args.root)
-    for _ in range(args.runs):
+    for kind in times:   # warm the file cache once (and let the project open a given store's copy once)
+        _run(kind, db, root)
+    for _ in range(runs):
         for kind in times:
-            times[kind].append(_run(kind, args.db, args.root))
+            times[kind].append(_run(kind, db, root))
     project, floor, hello = (min(w for w, _ in times[k]) * 1000 for k in ("project", "floor", "hello"))
     print(f"start to first painted cards ({count:,} skills): project {project:.0f} ms, floor {floor:.0f} ms, "
           f"ratio {project / floor:.2f} (target <= 1.2); a bare empty window: {hello:.0f} ms "

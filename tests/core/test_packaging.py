@@ -51,9 +51,10 @@ def test_the_wheel_installs_in_a_fresh_environment_and_passes_its_selftest(tmp_p
         pytest.skip("PyInstaller is absent: the packaging tools are not installed here")
     dist = tmp_path / "dist"
     # Without --wheel, build makes the sdist and then the wheel from it: the sdist must hold it all.
-    # The build's own environment takes the fixed versions too (setuptools), as the install does.
+    # The build's own environment takes the fixed versions too (setuptools), as the install does
+    # (named by URL: pip splits the variable at spaces, and the checkout's path may hold some).
     built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)],
-                           capture_output=True, text=True, env={**os.environ, "PIP_CONSTRAINT": str(CONSTRAINTS)})
+                           capture_output=True, text=True, env={**os.environ, "PIP_CONSTRAINT": CONSTRAINTS.as_uri()})
     assert built.returncode == 0, built.stderr[-2000:]
     assert len(list(dist.glob("skill_studio-*.tar.gz"))) == 1
     wheel = next(dist.glob("skill_studio-*.whl"))
